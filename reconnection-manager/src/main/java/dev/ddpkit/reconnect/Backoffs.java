@@ -1,0 +1,129 @@
+package dev.ddpkit.reconnect;
+
+import java.time.Duration;
+
+/** The preset {@link Backoff} implementations, each with a readable {@code toString()}. */
+final class Backoffs {
+  private Backoffs() {}
+
+  static final Backoff RFC =
+      new Backoff() {
+        @Override
+        public Duration delay(int attempt, double sample) {
+          checkArgs(attempt, sample);
+          long base = exponential(1_000, attempt, 60_000);
+          return Duration.ofMillis(Math.round(base * (1 + 0.5 * sample)));
+        }
+
+        @Override
+        public String toString() {
+          return "rfc";
+        }
+      };
+
+  static final Backoff METEOR =
+      new Backoff() {
+        @Override
+        public Duration delay(int attempt, double sample) {
+          checkArgs(attempt, sample);
+          if (attempt <= 2) {
+            return Duration.ofMillis(10);
+          }
+          double base = Math.min(300_000d, 1_000d * Math.pow(2.2, attempt - 1));
+          return Duration.ofMillis(Math.round(base * (0.75 + 0.5 * sample)));
+        }
+
+        @Override
+        public String toString() {
+          return "meteor";
+        }
+      };
+
+  record FullJitter(Duration base, Duration cap) implements Backoff {
+    FullJitter {
+      checkPositive("base", base);
+      checkPositive("cap", cap);
+    }
+
+    @Override
+    public Duration delay(int attempt, double sample) {
+      checkArgs(attempt, sample);
+      long ceiling = exponential(base.toMillis(), attempt, cap.toMillis());
+      return Duration.ofMillis(Math.round(ceiling * sample));
+    }
+
+    @Override
+    public String toString() {
+      return "full-jitter(" + base.toMillis() + "ms.." + cap.toMillis() + "ms)";
+    }
+  }
+
+  record Proportional(Duration base, Duration cap, double jitter) implements Backoff {
+    Proportional {
+      checkPositive("base", base);
+      checkPositive("cap", cap);
+      if (!(jitter >= 0 && jitter < 1)) {
+        throw new IllegalArgumentException("jitter must be in [0, 1): " + jitter);
+      }
+    }
+
+    @Override
+    public Duration delay(int attempt, double sample) {
+      checkArgs(attempt, sample);
+      long value = exponential(base.toMillis(), attempt, cap.toMillis());
+      return Duration.ofMillis(Math.round(value * (1 + jitter * (2 * sample - 1))));
+    }
+
+    @Override
+    public String toString() {
+      return "proportional(" + base.toMillis() + "ms.." + cap.toMillis() + "ms, +-" + jitter + ")";
+    }
+  }
+
+  record Fixed(Duration interval) implements Backoff {
+    Fixed {
+      checkNonNegative("interval", interval);
+    }
+
+    @Override
+    public Duration delay(int attempt, double sample) {
+      checkArgs(attempt, sample);
+      return interval;
+    }
+
+    @Override
+    public String toString() {
+      return "fixed(" + interval.toMillis() + "ms)";
+    }
+  }
+
+  /** {@code min(cap, base * 2^(attempt-1))} without overflow. */
+  static long exponential(long baseMillis, int attempt, long capMillis) {
+    int shift = attempt - 1;
+    if (shift >= 62 || baseMillis > (capMillis >> Math.min(shift, 62))) {
+      return capMillis;
+    }
+    return Math.min(capMillis, baseMillis << shift);
+  }
+
+  static void checkArgs(int attempt, double sample) {
+    if (attempt < 1) {
+      throw new IllegalArgumentException("attempt must be 1 or more: " + attempt);
+    }
+    if (!(sample >= 0 && sample < 1)) {
+      throw new IllegalArgumentException("sample must be in [0, 1): " + sample);
+    }
+  }
+
+  static void checkPositive(String name, Duration d) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive: " + d);
+    }
+  }
+
+  static void checkNonNegative(String name, Duration d) {
+    if (d == null || d.isNegative()) {
+      throw new IllegalArgumentException(name + " must not be negative: " + d);
+    }
+  }
+}

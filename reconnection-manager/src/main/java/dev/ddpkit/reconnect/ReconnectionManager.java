@@ -1,0 +1,571 @@
+package dev.ddpkit.reconnect;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides when to reconnect. The socket owner reports what happens ({@link #opened()}, {@link
+ * #closed(int, String)}, {@link #networkAvailable()}, {@link #networkLost()}, {@link #suspend()},
+ * {@link #resume()}, {@link #stop()}); the manager calls the {@link Connector} when it is time to
+ * dial.
+ *
+ * <p>Rules it keeps:
+ *
+ * <ul>
+ *   <li>at most one pending timer;
+ *   <li>the attempt counter is reset only after a connection stayed up for {@code stableAfter},
+ *       never when it opens, so a server that accepts and drops at once is backed off from;
+ *   <li>{@link #networkAvailable()} dials at once when waiting, keeping the counter;
+ *   <li>while the network is lost or the app suspended, nothing is dialed;
+ *   <li>listeners and the connector are called outside the lock, in the order of the changes.
+ * </ul>
+ *
+ * <p>Thread-safe. Reports that do not fit the state (a second {@code closed}, an {@code opened}
+ * after {@code stop}) are ignored, so a late callback from an old socket cannot start a second
+ * timer.
+ */
+public final class ReconnectionManager {
+  private static final Logger log = LoggerFactory.getLogger(ReconnectionManager.class);
+
+  /** The states of the manager. */
+  public enum State {
+    /** Created, {@link #start(Connector)} not called yet. */
+    IDLE,
+    /** A dial is in progress. */
+    CONNECTING,
+    /** The connection is open (stable or not yet). */
+    CONNECTED,
+    /** The connection is down; a timer will dial. */
+    WAITING,
+    /** The connection is down; dials are held until the network is back or the app resumes. */
+    HELD,
+    /** No more dials: stopped by the client, by a close code, or after too many attempts. */
+    STOPPED
+  }
+
+  private final Backoff backoff;
+  private final ClosePolicy closePolicy;
+  private final Duration stableAfter;
+  private final int maxAttempts;
+  private final double hintSpread;
+  private final Scheduler scheduler;
+  private final Ticker ticker;
+  private final DoubleSupplier random;
+  private final Runnable credentialsRefresher;
+  private final String name;
+  private final CopyOnWriteArrayList<ReconnectListener> listeners = new CopyOnWriteArrayList<>();
+
+  private final Object lock = new Object();
+  // Everything below is guarded by lock.
+  private final ArrayDeque<Runnable> outbox = new ArrayDeque<>();
+  private boolean draining;
+  private Connector connector;
+  private State state = State.IDLE;
+  private int attempt;
+  private Duration delay = Duration.ZERO;
+  private long nextAttemptAt;
+  private int lastCloseCode;
+  private String reason = "";
+  private boolean networkLost;
+  private boolean suspended;
+  private boolean stable;
+  private boolean authRefreshUsed;
+  private Cancellable timer;
+  private long generation;
+  private volatile ReconnectStatus snapshot;
+
+  private ReconnectionManager(Builder b) {
+    this.backoff = b.backoff;
+    this.closePolicy = b.closePolicy;
+    this.stableAfter = b.stableAfter;
+    this.maxAttempts = b.maxAttempts;
+    this.hintSpread = b.hintSpread;
+    this.scheduler = b.scheduler;
+    this.ticker = b.ticker != null ? b.ticker : tickerFor(b.scheduler);
+    this.random = b.random;
+    this.credentialsRefresher = b.credentialsRefresher;
+    this.name = b.name;
+    if (b.listener != null) {
+      listeners.add(b.listener);
+    }
+    this.snapshot = snapshotLocked();
+  }
+
+  private static Ticker tickerFor(Scheduler scheduler) {
+    return scheduler instanceof Ticker t ? t : Ticker.systemTicker();
+  }
+
+  /** Returns a builder with the defaults: RFC curve, DDP close profile, stable after 10 s. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Returns the backoff this manager uses. */
+  public Backoff backoff() {
+    return backoff;
+  }
+
+  /** Returns the close policy this manager uses. */
+  public ClosePolicy closePolicy() {
+    return closePolicy;
+  }
+
+  /** Returns the ticker this manager reads time from. */
+  public Ticker ticker() {
+    return ticker;
+  }
+
+  /** Returns the current snapshot. */
+  public ReconnectStatus status() {
+    return snapshot;
+  }
+
+  /** Adds a listener; it is called for every later change. Returns a handle that removes it. */
+  public Cancellable addListener(ReconnectListener listener) {
+    Objects.requireNonNull(listener, "listener");
+    listeners.add(listener);
+    return () -> listeners.remove(listener);
+  }
+
+  /**
+   * Binds the connector and dials at once (or holds, if the network is lost or the app suspended).
+   * May be called again after the manager stopped, which starts afresh with the counter at 0.
+   *
+   * @throws IllegalStateException if the manager is running
+   */
+  public void start(Connector connector) {
+    Objects.requireNonNull(connector, "connector");
+    synchronized (lock) {
+      if (state != State.IDLE && state != State.STOPPED) {
+        throw new IllegalStateException("already started: " + state);
+      }
+      this.connector = connector;
+      attempt = 0;
+      delay = Duration.ZERO;
+      reason = "";
+      stable = false;
+      authRefreshUsed = false;
+      if (isHeldLocked()) {
+        moveLocked(State.HELD);
+      } else {
+        dialLocked();
+      }
+    }
+    drain();
+  }
+
+  /** Reports that the connection is open (for DDP: {@code connected} received). */
+  public void opened() {
+    synchronized (lock) {
+      if (state != State.CONNECTING) {
+        log.debug("{}: opened() ignored in state {}", name, state);
+        return;
+      }
+      stable = false;
+      reason = "";
+      scheduleLocked(stableAfter, this::onStable);
+      moveLocked(State.CONNECTED);
+    }
+    drain();
+  }
+
+  /**
+   * Reports that the connection closed or could not be made. A close the client asked for must be
+   * reported with {@link #stop()} instead.
+   *
+   * @param code the close code (1006 when the connection dropped or failed to open)
+   * @param reason the close reason, may be empty; {@code retry-after=<millis>} is honoured
+   */
+  public void closed(int code, String reason) {
+    synchronized (lock) {
+      if (state != State.CONNECTING && state != State.CONNECTED) {
+        log.debug("{}: closed({}) ignored in state {}", name, code, state);
+        return;
+      }
+      cancelTimerLocked();
+      if (stable) {
+        attempt = 0;
+        authRefreshUsed = false;
+      }
+      stable = false;
+      lastCloseCode = code;
+      CloseDecision decision = closePolicy.classify(code, reason);
+      this.reason = decision.description();
+      switch (decision.action()) {
+        case STOP -> moveLocked(State.STOPPED);
+        case REFRESH_AUTH -> {
+          if (authRefreshUsed) {
+            retryLocked(Duration.ZERO);
+          } else {
+            authRefreshUsed = true;
+            attempt++;
+            delay = Duration.ZERO;
+            outbox.add(this::refreshCredentials);
+            if (isHeldLocked()) {
+              moveLocked(State.HELD);
+            } else {
+              dialLocked();
+            }
+          }
+        }
+        case RETRY, RETRY_SLOW -> retryLocked(decision.floor());
+        default -> throw new AssertionError("Unexpected action: " + decision.action());
+      }
+    }
+    drain();
+  }
+
+  /**
+   * Reports that the network is (back) up. If the manager is waiting it dials at once, keeping the
+   * attempt counter; if it was holding for the network it dials at once. Otherwise nothing.
+   */
+  public void networkAvailable() {
+    synchronized (lock) {
+      networkLost = false;
+      kickLocked("network available");
+    }
+    drain();
+  }
+
+  /** Reports that the network is gone: no dial until {@link #networkAvailable()}. */
+  public void networkLost() {
+    synchronized (lock) {
+      networkLost = true;
+      holdLocked();
+    }
+    drain();
+  }
+
+  /** The app went to the background: no dial until {@link #resume()}. */
+  public void suspend() {
+    synchronized (lock) {
+      suspended = true;
+      holdLocked();
+    }
+    drain();
+  }
+
+  /** The app came back: if the connection is down, dial at once. */
+  public void resume() {
+    synchronized (lock) {
+      suspended = false;
+      kickLocked("resumed");
+    }
+    drain();
+  }
+
+  /** Stops for good: no more dials. The owner closes its socket itself. */
+  public void stop() {
+    synchronized (lock) {
+      if (state == State.STOPPED) {
+        return;
+      }
+      cancelTimerLocked();
+      reason = "stopped by client";
+      moveLocked(State.STOPPED);
+    }
+    drain();
+  }
+
+  // ---- transitions (all under lock) ----
+
+  private void retryLocked(Duration floor) {
+    attempt++;
+    if (maxAttempts > 0 && attempt > maxAttempts) {
+      attempt = maxAttempts;
+      reason = "gave up after " + maxAttempts + " attempts (" + reason + ")";
+      moveLocked(State.STOPPED);
+      return;
+    }
+    Duration d = backoff.delay(attempt, sample());
+    if (d.compareTo(floor) < 0) {
+      // The server asked for at least `floor`: wait that long plus a jitter inside the hinted
+      // window, so that clients sent away together do not all come back at the same instant.
+      d = floor.plusMillis(Math.round(floor.toMillis() * hintSpread * sample()));
+    }
+    delay = d;
+    if (isHeldLocked()) {
+      moveLocked(State.HELD);
+      return;
+    }
+    nextAttemptAt = ticker.read() + d.toNanos();
+    scheduleLocked(d, this::onTimer);
+    moveLocked(State.WAITING);
+  }
+
+  private void kickLocked(String why) {
+    if (isHeldLocked()) {
+      return;
+    }
+    if (state == State.WAITING || state == State.HELD) {
+      log.debug("{}: {}, dialing now (attempt {})", name, why, attempt);
+      dialLocked();
+    }
+  }
+
+  private void holdLocked() {
+    if (state == State.WAITING) {
+      cancelTimerLocked();
+      moveLocked(State.HELD);
+    }
+  }
+
+  private void dialLocked() {
+    cancelTimerLocked();
+    moveLocked(State.CONNECTING);
+    Connector c = connector;
+    int n = attempt;
+    long gen = generation;
+    outbox.add(() -> dial(c, n, gen));
+  }
+
+  private void scheduleLocked(Duration after, java.util.function.LongConsumer task) {
+    cancelTimerLocked();
+    long gen = generation;
+    timer = scheduler.schedule(after, () -> task.accept(gen));
+  }
+
+  private void cancelTimerLocked() {
+    generation++;
+    if (timer != null) {
+      timer.cancel();
+      timer = null;
+    }
+  }
+
+  private void moveLocked(State next) {
+    state = next;
+    ReconnectStatus s = snapshotLocked();
+    snapshot = s;
+    outbox.add(() -> notifyListeners(s));
+  }
+
+  private ReconnectStatus snapshotLocked() {
+    return new ReconnectStatus(
+        state, attempt, delay, nextAttemptAt, lastCloseCode, reason, networkLost, suspended);
+  }
+
+  private boolean isHeldLocked() {
+    return networkLost || suspended;
+  }
+
+  private double sample() {
+    double s = random.getAsDouble();
+    if (!(s >= 0 && s < 1)) {
+      throw new IllegalStateException("random source returned " + s + ", not in [0, 1)");
+    }
+    return s;
+  }
+
+  // ---- timer callbacks and outside-the-lock actions ----
+
+  private void onTimer(long gen) {
+    synchronized (lock) {
+      // A timer that lost a race with a cancel must not dial: the generation tells.
+      if (gen != generation || state != State.WAITING) {
+        return;
+      }
+      timer = null;
+      dialLocked();
+    }
+    drain();
+  }
+
+  private void onStable(long gen) {
+    synchronized (lock) {
+      if (gen != generation || state != State.CONNECTED) {
+        return;
+      }
+      timer = null;
+      stable = true;
+      attempt = 0;
+      authRefreshUsed = false;
+      delay = Duration.ZERO;
+      moveLocked(State.CONNECTED);
+    }
+    drain();
+  }
+
+  private void dial(Connector c, int n, long gen) {
+    try {
+      c.connect(n);
+    } catch (Exception | LinkageError e) {
+      log.debug("{}: connector failed on attempt {}", name, n, e);
+      synchronized (lock) {
+        if (gen != generation || state != State.CONNECTING) {
+          return;
+        }
+      }
+      closed(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
+    }
+  }
+
+  private void refreshCredentials() {
+    try {
+      credentialsRefresher.run();
+    } catch (RuntimeException e) {
+      log.warn("{}: credentials refresher failed", name, e);
+    }
+  }
+
+  private void notifyListeners(ReconnectStatus s) {
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "{}: {} attempt={} delay={}ms {}", name, s.state(), s.attempt(), s.delay().toMillis(),
+          s.reason());
+    }
+    for (ReconnectListener l : listeners) {
+      try {
+        l.onStatus(s);
+      } catch (RuntimeException e) {
+        log.warn("{}: listener {} failed", name, l, e);
+      }
+    }
+  }
+
+  /** Runs queued actions in order on one thread at a time, never under the lock. */
+  private void drain() {
+    synchronized (lock) {
+      if (draining) {
+        return;
+      }
+      draining = true;
+    }
+    boolean done = false;
+    try {
+      while (true) {
+        Runnable r;
+        synchronized (lock) {
+          r = outbox.poll();
+          if (r == null) {
+            draining = false;
+            done = true;
+            return;
+          }
+        }
+        r.run();
+      }
+    } finally {
+      if (!done) {
+        synchronized (lock) {
+          draining = false;
+        }
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    ReconnectStatus s = snapshot;
+    return "ReconnectionManager{" + name + " " + s.state() + " attempt=" + s.attempt() + "}";
+  }
+
+  /** Builds a {@link ReconnectionManager}; defaults are set here and validated at each setter. */
+  public static final class Builder {
+    private Backoff backoff = Backoff.rfc();
+    private ClosePolicy closePolicy = ClosePolicy.ddp();
+    private Duration stableAfter = Duration.ofSeconds(10);
+    private int maxAttempts;
+    private double hintSpread = 0.2;
+    private Scheduler scheduler = Scheduler.systemScheduler();
+    private Ticker ticker;
+    private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
+    private Runnable credentialsRefresher = () -> {};
+    private ReconnectListener listener;
+    private String name = "reconnect";
+
+    private Builder() {}
+
+    /** Sets the backoff curve (default {@link Backoff#rfc()}). */
+    public Builder backoff(Backoff backoff) {
+      this.backoff = Objects.requireNonNull(backoff, "backoff");
+      return this;
+    }
+
+    /** Sets the close policy (default {@link ClosePolicy#ddp()}). */
+    public Builder closePolicy(ClosePolicy closePolicy) {
+      this.closePolicy = Objects.requireNonNull(closePolicy, "closePolicy");
+      return this;
+    }
+
+    /**
+     * Sets how long a connection must stay up before the attempt counter resets (default 10 s).
+     */
+    public Builder stableAfter(Duration stableAfter) {
+      Backoffs.checkNonNegative("stableAfter", stableAfter);
+      this.stableAfter = stableAfter;
+      return this;
+    }
+
+    /** Gives up after this many consecutive failed attempts; 0 (the default) never gives up. */
+    public Builder maxAttempts(int maxAttempts) {
+      if (maxAttempts < 0) {
+        throw new IllegalArgumentException("maxAttempts must not be negative: " + maxAttempts);
+      }
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /**
+     * Sets how far past a server's {@code retry-after} floor the jitter may go, as a fraction of
+     * the floor (default 0.2: a 2,500 ms hint dials between 2,500 and 3,000 ms).
+     */
+    public Builder hintSpread(double hintSpread) {
+      if (!(hintSpread >= 0 && hintSpread <= 1)) {
+        throw new IllegalArgumentException("hintSpread must be in [0, 1]: " + hintSpread);
+      }
+      this.hintSpread = hintSpread;
+      return this;
+    }
+
+    /**
+     * Sets the scheduler (default: the shared {@code ddpkit-reconnect} thread). If it is also a
+     * {@link Ticker} (a {@link VirtualScheduler}) and no ticker is set, it is the ticker too.
+     */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** Sets the ticker (default: the scheduler if it is one, else {@link System#nanoTime()}). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** Sets the source of uniform samples in {@code [0, 1)} (seed it for reproducible runs). */
+    public Builder random(DoubleSupplier random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /** Sets what to run before the immediate retry after a 4401 close (fetch new credentials). */
+    public Builder credentialsRefresher(Runnable refresher) {
+      this.credentialsRefresher = Objects.requireNonNull(refresher, "credentialsRefresher");
+      return this;
+    }
+
+    /** Adds a first listener (more with {@link ReconnectionManager#addListener}). */
+    public Builder listener(ReconnectListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** Names the manager in logs and {@code toString()}. */
+    public Builder name(String name) {
+      this.name = Objects.requireNonNull(name, "name");
+      return this;
+    }
+
+    /** Returns a new manager in state {@link State#IDLE}. */
+    public ReconnectionManager build() {
+      return new ReconnectionManager(this);
+    }
+  }
+}
