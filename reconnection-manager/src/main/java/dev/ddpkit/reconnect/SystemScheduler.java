@@ -28,7 +28,8 @@ final class SystemScheduler implements Scheduler {
 
   @Override
   public Cancellable schedule(Duration delay, Runnable task) {
-    long nanos = Math.max(0, delay.toNanos());
+    // Saturate: a delay past ~292 years means "never", not an ArithmeticException.
+    long nanos = VirtualScheduler.plusSaturated(0, delay);
     var future =
         executor.schedule(
             () -> {
