@@ -393,6 +393,15 @@ public final class ReconnectionManager {
   }
 
   private void dial(Connector c, int n, long gen) {
+    synchronized (lock) {
+      // Superseded between being queued and now (a listener called stop(), another thread
+      // reported a close): calling the connector would open a socket whose every report is
+      // then ignored.
+      if (gen != generation || state != State.CONNECTING) {
+        log.debug("{}: dial of attempt {} superseded, not calling the connector", name, n);
+        return;
+      }
+    }
     try {
       c.connect(n);
     } catch (Exception | LinkageError e) {
