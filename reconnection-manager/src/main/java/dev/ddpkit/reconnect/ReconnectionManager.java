@@ -184,39 +184,7 @@ public final class ReconnectionManager {
    */
   public void closed(int code, String reason) {
     synchronized (lock) {
-      if (state != State.CONNECTING && state != State.CONNECTED) {
-        log.debug("{}: closed({}) ignored in state {}", name, code, state);
-        return;
-      }
-      cancelTimerLocked();
-      if (stable) {
-        attempt = 0;
-        authRefreshUsed = false;
-      }
-      stable = false;
-      lastCloseCode = code;
-      CloseDecision decision = closePolicy.classify(code, reason);
-      this.reason = decision.description();
-      switch (decision.action()) {
-        case STOP -> moveLocked(State.STOPPED);
-        case REFRESH_AUTH -> {
-          if (authRefreshUsed) {
-            retryLocked(Duration.ZERO);
-          } else {
-            authRefreshUsed = true;
-            attempt++;
-            delay = Duration.ZERO;
-            outbox.add(this::refreshCredentials);
-            if (isHeldLocked()) {
-              moveLocked(State.HELD);
-            } else {
-              dialLocked();
-            }
-          }
-        }
-        case RETRY, RETRY_SLOW -> retryLocked(decision.floor());
-        default -> throw new AssertionError("Unexpected action: " + decision.action());
-      }
+      closedLocked(code, reason);
     }
     drain();
   }
@@ -274,6 +242,42 @@ public final class ReconnectionManager {
   }
 
   // ---- transitions (all under lock) ----
+
+  private void closedLocked(int code, String reason) {
+    if (state != State.CONNECTING && state != State.CONNECTED) {
+      log.debug("{}: closed({}) ignored in state {}", name, code, state);
+      return;
+    }
+    cancelTimerLocked();
+    if (stable) {
+      attempt = 0;
+      authRefreshUsed = false;
+    }
+    stable = false;
+    lastCloseCode = code;
+    CloseDecision decision = closePolicy.classify(code, reason);
+    this.reason = decision.description();
+    switch (decision.action()) {
+      case STOP -> moveLocked(State.STOPPED);
+      case REFRESH_AUTH -> {
+        if (authRefreshUsed) {
+          retryLocked(Duration.ZERO);
+        } else {
+          authRefreshUsed = true;
+          attempt++;
+          delay = Duration.ZERO;
+          outbox.add(this::refreshCredentials);
+          if (isHeldLocked()) {
+            moveLocked(State.HELD);
+          } else {
+            dialLocked();
+          }
+        }
+      }
+      case RETRY, RETRY_SLOW -> retryLocked(decision.floor());
+      default -> throw new AssertionError("Unexpected action: " + decision.action());
+    }
+  }
 
   private void retryLocked(Duration floor) {
     attempt++;
@@ -407,11 +411,14 @@ public final class ReconnectionManager {
     } catch (Exception | LinkageError e) {
       log.debug("{}: connector failed on attempt {}", name, n, e);
       synchronized (lock) {
-        if (gen != generation || state != State.CONNECTING) {
-          return;
+        // Check and close under one lock: between a check and a separate closed() call another
+        // thread may report a close and kick a new dial, and this failure would then be taken
+        // for the new attempt's, arming a timer while that attempt is still in flight.
+        if (gen == generation && state == State.CONNECTING) {
+          closedLocked(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
         }
       }
-      closed(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
+      // Always called from drain(), which runs what closedLocked queued next.
     }
   }
 
