@@ -469,8 +469,16 @@ public final class ReconnectionManager {
       }
     } finally {
       if (!done) {
+        // An Error escaped a listener or the connector. It goes on to our caller, but what was
+        // queued behind it (a dial, a later status) must not wait for some future report to be
+        // drained: hand it to the scheduler, off this stack.
+        boolean more;
         synchronized (lock) {
           draining = false;
+          more = !outbox.isEmpty();
+        }
+        if (more) {
+          scheduler.schedule(Duration.ZERO, this::drain);
         }
       }
     }
