@@ -264,7 +264,9 @@ public final class ReconnectionManager {
           retryLocked(Duration.ZERO);
         } else {
           authRefreshUsed = true;
-          attempt++;
+          if (!countAttemptLocked()) {
+            return;
+          }
           delay = Duration.ZERO;
           outbox.add(this::refreshCredentials);
           if (isHeldLocked()) {
@@ -279,12 +281,20 @@ public final class ReconnectionManager {
     }
   }
 
-  private void retryLocked(Duration floor) {
+  /** Counts one more attempt; if that is past maxAttempts, stops (gave up) and returns false. */
+  private boolean countAttemptLocked() {
     attempt++;
     if (maxAttempts > 0 && attempt > maxAttempts) {
       attempt = maxAttempts;
       reason = "gave up after " + maxAttempts + " attempts (" + reason + ")";
       moveLocked(State.STOPPED);
+      return false;
+    }
+    return true;
+  }
+
+  private void retryLocked(Duration floor) {
+    if (!countAttemptLocked()) {
       return;
     }
     Duration d = backoff.delay(attempt, sample());
@@ -527,7 +537,11 @@ public final class ReconnectionManager {
       return this;
     }
 
-    /** Gives up after this many consecutive failed attempts; 0 (the default) never gives up. */
+    /**
+     * Gives up (state {@link State#STOPPED}, reason "gave up after N attempts") when retry number
+     * {@code maxAttempts} fails too, without a stable connection in between; every retry counts,
+     * including the immediate one after a 4401. 0 (the default) never gives up.
+     */
     public Builder maxAttempts(int maxAttempts) {
       if (maxAttempts < 0) {
         throw new IllegalArgumentException("maxAttempts must not be negative: " + maxAttempts);
