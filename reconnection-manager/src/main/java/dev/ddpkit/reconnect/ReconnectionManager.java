@@ -148,6 +148,8 @@ public final class ReconnectionManager {
       this.connector = connector;
       attempt = 0;
       delay = Duration.ZERO;
+      nextAttemptAt = 0;
+      lastCloseCode = 0;
       reason = "";
       stable = false;
       authRefreshUsed = false;
