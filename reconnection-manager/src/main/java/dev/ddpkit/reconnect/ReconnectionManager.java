@@ -299,7 +299,7 @@ public final class ReconnectionManager {
     if (!countAttemptLocked()) {
       return;
     }
-    Duration d = backoff.delay(attempt, sample());
+    Duration d = nextDelayLocked();
     if (d.compareTo(floor) < 0) {
       // The server asked for at least `floor`: wait that long plus a jitter inside the hinted
       // window, so that clients sent away together do not all come back at the same instant.
@@ -310,7 +310,7 @@ public final class ReconnectionManager {
       moveLocked(State.HELD);
       return;
     }
-    nextAttemptAt = ticker.read() + d.toNanos();
+    nextAttemptAt = VirtualScheduler.plusSaturated(ticker.read(), d);
     scheduleLocked(d, this::onTimer);
     moveLocked(State.WAITING);
   }
@@ -371,10 +371,39 @@ public final class ReconnectionManager {
     return networkLost || suspended;
   }
 
+  /**
+   * The backoff's delay for the current attempt. A custom backoff that throws or returns null or a
+   * negative delay would otherwise leave the manager in CONNECTING with no timer, never to dial
+   * again: it is logged and the RFC curve is used for this attempt instead. A delay beyond ~292
+   * years is clamped.
+   */
+  private Duration nextDelayLocked() {
+    double s = sample();
+    try {
+      Duration d = backoff.delay(attempt, s);
+      if (d != null && !d.isNegative()) {
+        // Clamped so that the status's delay and next-try time always fit in nanoseconds.
+        return d.compareTo(Backoffs.MAX_DURATION) > 0 ? Backoffs.MAX_DURATION : d;
+      }
+      log.warn("{}: backoff {} returned {} for attempt {}; using rfc", name, backoff, d, attempt);
+    } catch (RuntimeException e) {
+      log.warn("{}: backoff {} failed for attempt {}; using rfc", name, backoff, attempt, e);
+    }
+    return Backoff.rfc().delay(attempt, s);
+  }
+
+  /** A sample in [0, 1) from the configured source, or a fresh one if that source misbehaves. */
   private double sample() {
-    double s = random.getAsDouble();
+    double s;
+    try {
+      s = random.getAsDouble();
+    } catch (RuntimeException e) {
+      log.warn("{}: random source failed; using ThreadLocalRandom", name, e);
+      return ThreadLocalRandom.current().nextDouble();
+    }
     if (!(s >= 0 && s < 1)) {
-      throw new IllegalStateException("random source returned " + s + ", not in [0, 1)");
+      log.warn("{}: random source returned {}, not in [0, 1); using ThreadLocalRandom", name, s);
+      return ThreadLocalRandom.current().nextDouble();
     }
     return s;
   }

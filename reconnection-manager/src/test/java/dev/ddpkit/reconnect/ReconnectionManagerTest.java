@@ -838,6 +838,54 @@ class ReconnectionManagerTest {
     rec.assertExhausted();
   }
 
+  @Test
+  void aBrokenCustomBackoffFallsBackToTheRfcCurveInsteadOfWedgingTheManager() {
+    Backoff broken =
+        (attempt, sample) -> {
+          if (attempt == 1) {
+            throw new IllegalStateException("backoff bug (expected in this test)");
+          }
+          return attempt == 2 ? null : Duration.ofMillis(-5);
+        };
+    ReconnectionManager m = builder().backoff(broken).build();
+    m.start(rec);
+    rec.expect("CONNECTING #0", "dial #0 at=0ms");
+    for (int n = 1; n <= 3; n++) {
+      m.closed(CloseCodes.ABNORMAL, "");
+      ReconnectStatus w = rec.expectStatus(WAITING, n);
+      assertThat(w.delay()).isEqualTo(Backoff.rfc().delay(n, 0.5));
+      clock.advance(w.delay());
+      rec.expectStatus(CONNECTING, n);
+      rec.expectDial(n);
+    }
+    rec.assertExhausted();
+  }
+
+  @Test
+  void aMisbehavingRandomSourceDoesNotWedgeTheManager() {
+    ReconnectionManager m = builder().random(() -> 1.5).build();
+    m.start(rec);
+    m.closed(CloseCodes.ABNORMAL, "");
+    rec.expect("CONNECTING #0", "dial #0 at=0ms");
+    ReconnectStatus w = rec.expectStatus(WAITING, 1);
+    assertThat(w.delay()).isBetween(ms(1000), ms(1500));
+    assertThat(clock.pendingTasks()).isEqualTo(1);
+    rec.assertExhausted();
+  }
+
+  @Test
+  void aHugeCustomDelayDoesNotOverflowTheNextTryTime() {
+    ReconnectionManager m =
+        builder().backoff((attempt, sample) -> Duration.ofSeconds(Long.MAX_VALUE)).build();
+    m.start(rec);
+    m.closed(CloseCodes.ABNORMAL, "");
+    rec.expect("CONNECTING #0", "dial #0 at=0ms");
+    ReconnectStatus w = rec.expectStatus(WAITING, 1);
+    assertThat(w.delay()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
+    assertThat(w.nextAttemptAtNanos()).isEqualTo(Long.MAX_VALUE);
+    rec.assertExhausted();
+  }
+
   // ---- start ----
 
   @Test
