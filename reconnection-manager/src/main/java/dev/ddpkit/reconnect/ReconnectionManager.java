@@ -193,12 +193,16 @@ public final class ReconnectionManager {
 
   /**
    * Reports that the network is (back) up. If the manager is waiting it dials at once, keeping the
-   * attempt counter; if it was holding for the network it dials at once. Otherwise nothing.
+   * attempt counter; if it was holding for the network (and is not suspended) it dials at once.
+   * Otherwise only the status's {@code networkLost} flag changes.
    */
   public void networkAvailable() {
     synchronized (lock) {
+      boolean changed = networkLost;
       networkLost = false;
-      kickLocked("network available");
+      if (!kickLocked("network available") && changed) {
+        announceFlagsLocked();
+      }
     }
     drain();
   }
@@ -206,8 +210,11 @@ public final class ReconnectionManager {
   /** Reports that the network is gone: no dial until {@link #networkAvailable()}. */
   public void networkLost() {
     synchronized (lock) {
+      boolean changed = !networkLost;
       networkLost = true;
-      holdLocked();
+      if (!holdLocked() && changed) {
+        announceFlagsLocked();
+      }
     }
     drain();
   }
@@ -215,17 +222,23 @@ public final class ReconnectionManager {
   /** The app went to the background: no dial until {@link #resume()}. */
   public void suspend() {
     synchronized (lock) {
+      boolean changed = !suspended;
       suspended = true;
-      holdLocked();
+      if (!holdLocked() && changed) {
+        announceFlagsLocked();
+      }
     }
     drain();
   }
 
-  /** The app came back: if the connection is down, dial at once. */
+  /** The app came back: if the connection is down (and the network up), dial at once. */
   public void resume() {
     synchronized (lock) {
+      boolean changed = suspended;
       suspended = false;
-      kickLocked("resumed");
+      if (!kickLocked("resumed") && changed) {
+        announceFlagsLocked();
+      }
     }
     drain();
   }
@@ -315,20 +328,36 @@ public final class ReconnectionManager {
     moveLocked(State.WAITING);
   }
 
-  private void kickLocked(String why) {
-    if (isHeldLocked()) {
-      return;
+  /** Dials now if waiting or held and nothing holds any more; returns whether it dialled. */
+  private boolean kickLocked(String why) {
+    if (isHeldLocked() || (state != State.WAITING && state != State.HELD)) {
+      return false;
     }
-    if (state == State.WAITING || state == State.HELD) {
-      log.debug("{}: {}, dialing now (attempt {})", name, why, attempt);
-      dialLocked();
-    }
+    log.debug("{}: {}, dialing now (attempt {})", name, why, attempt);
+    dialLocked();
+    return true;
   }
 
-  private void holdLocked() {
-    if (state == State.WAITING) {
-      cancelTimerLocked();
-      moveLocked(State.HELD);
+  /** Moves a waiting manager to HELD, dropping its timer; returns whether it moved. */
+  private boolean holdLocked() {
+    if (state != State.WAITING) {
+      return false;
+    }
+    cancelTimerLocked();
+    moveLocked(State.HELD);
+    return true;
+  }
+
+  /**
+   * The network or suspended flag changed with no change of state: publish it, so that a status
+   * line can show "offline" while connected or held. Before start and after stop only the
+   * snapshot is refreshed, with no event.
+   */
+  private void announceFlagsLocked() {
+    if (state == State.IDLE || state == State.STOPPED) {
+      snapshot = snapshotLocked();
+    } else {
+      moveLocked(state);
     }
   }
 

@@ -39,10 +39,12 @@ class ReconnectionManagerStressTest {
   private static final Map<State, Set<State>> LEGAL =
       Map.of(
           IDLE, EnumSet.of(CONNECTING, HELD, STOPPED),
-          CONNECTING, EnumSet.of(CONNECTED, WAITING, HELD, STOPPED),
+          // Same-state events re-announce a change of the offline flag (or, when connected,
+          // that the connection became stable).
+          CONNECTING, EnumSet.of(CONNECTING, CONNECTED, WAITING, HELD, STOPPED),
           CONNECTED, EnumSet.of(CONNECTED, WAITING, HELD, STOPPED),
           WAITING, EnumSet.of(CONNECTING, HELD, STOPPED),
-          HELD, EnumSet.of(CONNECTING, STOPPED),
+          HELD, EnumSet.of(HELD, CONNECTING, STOPPED),
           STOPPED, EnumSet.noneOf(State.class));
 
   /** Wraps the system scheduler, counting timers scheduled and neither run nor cancelled yet. */
@@ -163,14 +165,18 @@ class ReconnectionManagerStressTest {
     assertThat(events.get(events.size() - 1)).isEqualTo(ReconnectRecorder.describe(m.status()));
     State previous = IDLE;
     String previousEvent = "";
+    boolean dialOutstanding = false;
     for (String e : events) {
       if (e.startsWith("dial #")) {
         String attempt = e.substring("dial ".length());
         assertThat(previousEvent).as("event before %s", e).startsWith("CONNECTING " + attempt);
+        assertThat(dialOutstanding).as("a dial still outstanding before %s", e).isFalse();
+        dialOutstanding = true;
       } else {
         State next = State.valueOf(e.substring(0, e.indexOf(' ')));
         assertThat(LEGAL.get(previous)).as("%s -> %s", previous, e).contains(next);
         previous = next;
+        dialOutstanding &= next == CONNECTING;
       }
       previousEvent = e;
     }
