@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Reports that do not fit the state (a second {@code closed}, an {@code opened}
  * after {@code stop}) are ignored, so a late callback from an old socket cannot start a second
- * timer.
+ * timer. The connector and the listeners run one at a time, in the order of the changes, on
+ * whichever thread is delivering them (the reporting thread or the scheduler's); a report made
+ * while another thread is delivering returns at once and its events follow in order. A queued
+ * dial that was overtaken (by a stop, by a close) before it ran is dropped, not made.
  */
 public final class ReconnectionManager {
   private static final Logger log = LoggerFactory.getLogger(ReconnectionManager.class);
