@@ -58,6 +58,32 @@ class SystemSchedulerTest {
   }
 
   @Test
+  void theThreadEndsWhenNothingIsScheduledAndComesBackForTheNextTask() throws Exception {
+    Scheduler scheduler = Scheduler.systemScheduler();
+    AtomicReference<Thread> first = new AtomicReference<>();
+    CountDownLatch ran = new CountDownLatch(1);
+    // A later task keeps the thread alive past the keep-alive time while it is queued.
+    scheduler.schedule(Duration.ZERO, () -> first.set(Thread.currentThread()));
+    scheduler.schedule(SystemScheduler.KEEP_ALIVE.plusMillis(500), ran::countDown);
+    assertThat(ran.await(10, SECONDS)).isTrue();
+    assertThat(first.get().getName()).isEqualTo("ddpkit-reconnect");
+
+    // Then, idle, it ends (join with a timeout: no sleeping).
+    first.get().join(SystemScheduler.KEEP_ALIVE.plusSeconds(5).toMillis());
+    assertThat(first.get().isAlive()).isFalse();
+
+    AtomicReference<Thread> second = new AtomicReference<>();
+    CountDownLatch again = new CountDownLatch(1);
+    scheduler.schedule(Duration.ZERO, () -> {
+      second.set(Thread.currentThread());
+      again.countDown();
+    });
+    assertThat(again.await(10, SECONDS)).isTrue();
+    assertThat(second.get().getName()).isEqualTo("ddpkit-reconnect");
+    assertThat(second.get().isDaemon()).isTrue();
+  }
+
+  @Test
   void aHugeDelayIsAcceptedAndCancelled() {
     Cancellable c =
         Scheduler.systemScheduler().schedule(Duration.ofSeconds(Long.MAX_VALUE), () -> { });
