@@ -279,7 +279,8 @@ public final class ReconnectionManager {
       case STOP -> moveLocked(State.STOPPED);
       case REFRESH_AUTH -> {
         if (authRefreshUsed) {
-          retryLocked(Duration.ZERO);
+          // The refresh did not help: back off as for any retry, honouring a hint if any.
+          retryLocked(decision.floor());
         } else {
           authRefreshUsed = true;
           if (!countAttemptLocked()) {

@@ -630,6 +630,21 @@ class ReconnectionManagerTest {
   }
 
   @Test
+  void aRepeatedUnauthorizedHonoursARetryAfterHint() {
+    ReconnectionManager m = startAndOpen(builder().build());
+    m.closed(CloseCodes.UNAUTHORIZED, "");
+    m.opened();
+    m.closed(CloseCodes.UNAUTHORIZED, "retry-after=4000");
+    rec.expect(
+        "refresh at=0ms",
+        "CONNECTING #1 (closed 4401)",
+        "dial #1 at=0ms",
+        "CONNECTED #1",
+        "WAITING #2 delay=4400ms at=4400ms (closed 4401 retry-after=4000)");
+    rec.assertExhausted();
+  }
+
+  @Test
   void aFailingCredentialsRefresherStillLetsTheRetryHappen() {
     ReconnectionManager m =
         startAndOpen(
