@@ -66,11 +66,6 @@ public interface Backoff {
 
   /** Returns a backoff that never waits less than {@code floor}. */
   default Backoff withFloor(Duration floor) {
-    Backoffs.checkNonNegative("floor", floor);
-    Backoff self = this;
-    return (attempt, sample) -> {
-      Duration d = self.delay(attempt, sample);
-      return d.compareTo(floor) < 0 ? floor : d;
-    };
+    return new Backoffs.Floored(this, floor);
   }
 }

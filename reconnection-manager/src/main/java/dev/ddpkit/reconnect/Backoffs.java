@@ -97,6 +97,23 @@ final class Backoffs {
     }
   }
 
+  record Floored(Backoff backoff, Duration floor) implements Backoff {
+    Floored {
+      checkNonNegative("floor", floor);
+    }
+
+    @Override
+    public Duration delay(int attempt, double sample) {
+      Duration d = backoff.delay(attempt, sample);
+      return d.compareTo(floor) < 0 ? floor : d;
+    }
+
+    @Override
+    public String toString() {
+      return backoff + ", floor " + floor.toMillis() + "ms";
+    }
+  }
+
   /** {@code min(cap, base * 2^(attempt-1))} without overflow. */
   static long exponential(long baseMillis, int attempt, long capMillis) {
     int shift = attempt - 1;
@@ -115,15 +132,29 @@ final class Backoffs {
     }
   }
 
+  /**
+   * The longest duration accepted anywhere: what fits in a {@code long} of nanoseconds (about 292
+   * years), so that no delay can overflow a scheduler's deadline or {@link Duration#toMillis()}.
+   */
+  static final Duration MAX_DURATION = Duration.ofNanos(Long.MAX_VALUE);
+
   static void checkPositive(String name, Duration d) {
     if (d == null || d.isNegative() || d.isZero()) {
       throw new IllegalArgumentException(name + " must be positive: " + d);
     }
+    checkNotHuge(name, d);
   }
 
   static void checkNonNegative(String name, Duration d) {
     if (d == null || d.isNegative()) {
       throw new IllegalArgumentException(name + " must not be negative: " + d);
+    }
+    checkNotHuge(name, d);
+  }
+
+  private static void checkNotHuge(String name, Duration d) {
+    if (d.compareTo(MAX_DURATION) > 0) {
+      throw new IllegalArgumentException(name + " must be at most " + MAX_DURATION + ": " + d);
     }
   }
 }

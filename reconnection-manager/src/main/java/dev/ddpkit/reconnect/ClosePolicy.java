@@ -19,11 +19,22 @@ import java.util.regex.Pattern;
  * the socket owner calls {@link ReconnectionManager#stop()} instead.
  *
  * <p>A reason containing {@code retry-after=<millis>} raises the floor of the next delay to that
- * many milliseconds, whatever the code (unless the code stops).
+ * many milliseconds (at most {@link #MAX_RETRY_AFTER}), whatever the code (unless the code stops);
+ * for 1013 it replaces the default {@link #slowFloor()}.
  */
 public final class ClosePolicy {
+  /**
+   * The largest {@code retry-after} hint honoured: 10 minutes. A larger hint (a typo, a unit
+   * mix-up, or a hostile server) is capped to this, so a single close cannot park a client for
+   * days or overflow a deadline.
+   */
+  public static final Duration MAX_RETRY_AFTER = Duration.ofMinutes(10);
+
+  // Any number of digits: a longer number must be capped, not silently read as its first digits.
   private static final Pattern RETRY_AFTER =
-      Pattern.compile("retry-after\\s*[=:]\\s*(\\d{1,10})", Pattern.CASE_INSENSITIVE);
+      Pattern.compile("retry-after\\s*[=:]\\s*(\\d+)", Pattern.CASE_INSENSITIVE);
+  // Digits beyond this cannot be below the cap (and 18 digits always fit in a long).
+  private static final int MAX_HINT_DIGITS = 18;
 
   private final Map<Integer, CloseAction> actions;
   private final CloseAction defaultAction;
@@ -115,7 +126,11 @@ public final class ClosePolicy {
     return new CloseDecision(action, floor, describe(code, reason));
   }
 
-  /** Extracts {@code retry-after=<millis>} from a close reason, if present. */
+  /**
+   * Extracts {@code retry-after=<millis>} (or {@code retry-after: <millis>}, any case) from a close
+   * reason, if present. A hint that is not a number is ignored; a hint above {@link
+   * #MAX_RETRY_AFTER} is capped to it.
+   */
   public static OptionalLong retryAfterMillis(String reason) {
     if (reason == null || reason.isEmpty()) {
       return OptionalLong.empty();
@@ -124,7 +139,12 @@ public final class ClosePolicy {
     if (!m.find()) {
       return OptionalLong.empty();
     }
-    return OptionalLong.of(Long.parseLong(m.group(1)));
+    String digits = m.group(1).replaceFirst("^0+(?=\\d)", "");
+    long cap = MAX_RETRY_AFTER.toMillis();
+    if (digits.length() > MAX_HINT_DIGITS) {
+      return OptionalLong.of(cap);
+    }
+    return OptionalLong.of(Math.min(cap, Long.parseLong(digits)));
   }
 
   private static String describe(int code, String reason) {

@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. Reports that do not fit the state (a second {@code closed}, an {@code opened}
  * after {@code stop}) are ignored, so a late callback from an old socket cannot start a second
- * timer.
+ * timer. The connector and the listeners run one at a time, in the order of the changes, on
+ * whichever thread is delivering them (the reporting thread or the scheduler's); a report made
+ * while another thread is delivering returns at once and its events follow in order. A queued
+ * dial that was overtaken (by a stop, by a close) before it ran is dropped, not made.
  */
 public final class ReconnectionManager {
   private static final Logger log = LoggerFactory.getLogger(ReconnectionManager.class);
@@ -148,6 +151,8 @@ public final class ReconnectionManager {
       this.connector = connector;
       attempt = 0;
       delay = Duration.ZERO;
+      nextAttemptAt = 0;
+      lastCloseCode = 0;
       reason = "";
       stable = false;
       authRefreshUsed = false;
@@ -184,51 +189,23 @@ public final class ReconnectionManager {
    */
   public void closed(int code, String reason) {
     synchronized (lock) {
-      if (state != State.CONNECTING && state != State.CONNECTED) {
-        log.debug("{}: closed({}) ignored in state {}", name, code, state);
-        return;
-      }
-      cancelTimerLocked();
-      if (stable) {
-        attempt = 0;
-        authRefreshUsed = false;
-      }
-      stable = false;
-      lastCloseCode = code;
-      CloseDecision decision = closePolicy.classify(code, reason);
-      this.reason = decision.description();
-      switch (decision.action()) {
-        case STOP -> moveLocked(State.STOPPED);
-        case REFRESH_AUTH -> {
-          if (authRefreshUsed) {
-            retryLocked(Duration.ZERO);
-          } else {
-            authRefreshUsed = true;
-            attempt++;
-            delay = Duration.ZERO;
-            outbox.add(this::refreshCredentials);
-            if (isHeldLocked()) {
-              moveLocked(State.HELD);
-            } else {
-              dialLocked();
-            }
-          }
-        }
-        case RETRY, RETRY_SLOW -> retryLocked(decision.floor());
-        default -> throw new AssertionError("Unexpected action: " + decision.action());
-      }
+      closedLocked(code, reason);
     }
     drain();
   }
 
   /**
    * Reports that the network is (back) up. If the manager is waiting it dials at once, keeping the
-   * attempt counter; if it was holding for the network it dials at once. Otherwise nothing.
+   * attempt counter; if it was holding for the network (and is not suspended) it dials at once.
+   * Otherwise only the status's {@code networkLost} flag changes.
    */
   public void networkAvailable() {
     synchronized (lock) {
+      boolean changed = networkLost;
       networkLost = false;
-      kickLocked("network available");
+      if (!kickLocked("network available") && changed) {
+        announceFlagsLocked();
+      }
     }
     drain();
   }
@@ -236,8 +213,11 @@ public final class ReconnectionManager {
   /** Reports that the network is gone: no dial until {@link #networkAvailable()}. */
   public void networkLost() {
     synchronized (lock) {
+      boolean changed = !networkLost;
       networkLost = true;
-      holdLocked();
+      if (!holdLocked() && changed) {
+        announceFlagsLocked();
+      }
     }
     drain();
   }
@@ -245,17 +225,23 @@ public final class ReconnectionManager {
   /** The app went to the background: no dial until {@link #resume()}. */
   public void suspend() {
     synchronized (lock) {
+      boolean changed = !suspended;
       suspended = true;
-      holdLocked();
+      if (!holdLocked() && changed) {
+        announceFlagsLocked();
+      }
     }
     drain();
   }
 
-  /** The app came back: if the connection is down, dial at once. */
+  /** The app came back: if the connection is down (and the network up), dial at once. */
   public void resume() {
     synchronized (lock) {
+      boolean changed = suspended;
       suspended = false;
-      kickLocked("resumed");
+      if (!kickLocked("resumed") && changed) {
+        announceFlagsLocked();
+      }
     }
     drain();
   }
@@ -275,15 +261,62 @@ public final class ReconnectionManager {
 
   // ---- transitions (all under lock) ----
 
-  private void retryLocked(Duration floor) {
+  private void closedLocked(int code, String reason) {
+    if (state != State.CONNECTING && state != State.CONNECTED) {
+      log.debug("{}: closed({}) ignored in state {}", name, code, state);
+      return;
+    }
+    cancelTimerLocked();
+    if (stable) {
+      attempt = 0;
+      authRefreshUsed = false;
+    }
+    stable = false;
+    lastCloseCode = code;
+    CloseDecision decision = closePolicy.classify(code, reason);
+    this.reason = decision.description();
+    switch (decision.action()) {
+      case STOP -> moveLocked(State.STOPPED);
+      case REFRESH_AUTH -> {
+        if (authRefreshUsed) {
+          // The refresh did not help: back off as for any retry, honouring a hint if any.
+          retryLocked(decision.floor());
+        } else {
+          authRefreshUsed = true;
+          if (!countAttemptLocked()) {
+            return;
+          }
+          delay = Duration.ZERO;
+          outbox.add(this::refreshCredentials);
+          if (isHeldLocked()) {
+            moveLocked(State.HELD);
+          } else {
+            dialLocked();
+          }
+        }
+      }
+      case RETRY, RETRY_SLOW -> retryLocked(decision.floor());
+      default -> throw new AssertionError("Unexpected action: " + decision.action());
+    }
+  }
+
+  /** Counts one more attempt; if that is past maxAttempts, stops (gave up) and returns false. */
+  private boolean countAttemptLocked() {
     attempt++;
     if (maxAttempts > 0 && attempt > maxAttempts) {
       attempt = maxAttempts;
       reason = "gave up after " + maxAttempts + " attempts (" + reason + ")";
       moveLocked(State.STOPPED);
+      return false;
+    }
+    return true;
+  }
+
+  private void retryLocked(Duration floor) {
+    if (!countAttemptLocked()) {
       return;
     }
-    Duration d = backoff.delay(attempt, sample());
+    Duration d = nextDelayLocked();
     if (d.compareTo(floor) < 0) {
       // The server asked for at least `floor`: wait that long plus a jitter inside the hinted
       // window, so that clients sent away together do not all come back at the same instant.
@@ -294,25 +327,41 @@ public final class ReconnectionManager {
       moveLocked(State.HELD);
       return;
     }
-    nextAttemptAt = ticker.read() + d.toNanos();
+    nextAttemptAt = VirtualScheduler.plusSaturated(ticker.read(), d);
     scheduleLocked(d, this::onTimer);
     moveLocked(State.WAITING);
   }
 
-  private void kickLocked(String why) {
-    if (isHeldLocked()) {
-      return;
+  /** Dials now if waiting or held and nothing holds any more; returns whether it dialled. */
+  private boolean kickLocked(String why) {
+    if (isHeldLocked() || (state != State.WAITING && state != State.HELD)) {
+      return false;
     }
-    if (state == State.WAITING || state == State.HELD) {
-      log.debug("{}: {}, dialing now (attempt {})", name, why, attempt);
-      dialLocked();
-    }
+    log.debug("{}: {}, dialing now (attempt {})", name, why, attempt);
+    dialLocked();
+    return true;
   }
 
-  private void holdLocked() {
-    if (state == State.WAITING) {
-      cancelTimerLocked();
-      moveLocked(State.HELD);
+  /** Moves a waiting manager to HELD, dropping its timer; returns whether it moved. */
+  private boolean holdLocked() {
+    if (state != State.WAITING) {
+      return false;
+    }
+    cancelTimerLocked();
+    moveLocked(State.HELD);
+    return true;
+  }
+
+  /**
+   * The network or suspended flag changed with no change of state: publish it, so that a status
+   * line can show "offline" while connected or held. Before start and after stop only the
+   * snapshot is refreshed, with no event.
+   */
+  private void announceFlagsLocked() {
+    if (state == State.IDLE || state == State.STOPPED) {
+      snapshot = snapshotLocked();
+    } else {
+      moveLocked(state);
     }
   }
 
@@ -355,10 +404,39 @@ public final class ReconnectionManager {
     return networkLost || suspended;
   }
 
+  /**
+   * The backoff's delay for the current attempt. A custom backoff that throws or returns null or a
+   * negative delay would otherwise leave the manager in CONNECTING with no timer, never to dial
+   * again: it is logged and the RFC curve is used for this attempt instead. A delay beyond ~292
+   * years is clamped.
+   */
+  private Duration nextDelayLocked() {
+    double s = sample();
+    try {
+      Duration d = backoff.delay(attempt, s);
+      if (d != null && !d.isNegative()) {
+        // Clamped so that the status's delay and next-try time always fit in nanoseconds.
+        return d.compareTo(Backoffs.MAX_DURATION) > 0 ? Backoffs.MAX_DURATION : d;
+      }
+      log.warn("{}: backoff {} returned {} for attempt {}; using rfc", name, backoff, d, attempt);
+    } catch (RuntimeException e) {
+      log.warn("{}: backoff {} failed for attempt {}; using rfc", name, backoff, attempt, e);
+    }
+    return Backoff.rfc().delay(attempt, s);
+  }
+
+  /** A sample in [0, 1) from the configured source, or a fresh one if that source misbehaves. */
   private double sample() {
-    double s = random.getAsDouble();
+    double s;
+    try {
+      s = random.getAsDouble();
+    } catch (RuntimeException e) {
+      log.warn("{}: random source failed; using ThreadLocalRandom", name, e);
+      return ThreadLocalRandom.current().nextDouble();
+    }
     if (!(s >= 0 && s < 1)) {
-      throw new IllegalStateException("random source returned " + s + ", not in [0, 1)");
+      log.warn("{}: random source returned {}, not in [0, 1); using ThreadLocalRandom", name, s);
+      return ThreadLocalRandom.current().nextDouble();
     }
     return s;
   }
@@ -393,16 +471,28 @@ public final class ReconnectionManager {
   }
 
   private void dial(Connector c, int n, long gen) {
+    synchronized (lock) {
+      // Superseded between being queued and now (a listener called stop(), another thread
+      // reported a close): calling the connector would open a socket whose every report is
+      // then ignored.
+      if (gen != generation || state != State.CONNECTING) {
+        log.debug("{}: dial of attempt {} superseded, not calling the connector", name, n);
+        return;
+      }
+    }
     try {
       c.connect(n);
     } catch (Exception | LinkageError e) {
       log.debug("{}: connector failed on attempt {}", name, n, e);
       synchronized (lock) {
-        if (gen != generation || state != State.CONNECTING) {
-          return;
+        // Check and close under one lock: between a check and a separate closed() call another
+        // thread may report a close and kick a new dial, and this failure would then be taken
+        // for the new attempt's, arming a timer while that attempt is still in flight.
+        if (gen == generation && state == State.CONNECTING) {
+          closedLocked(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
         }
       }
-      closed(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
+      // Always called from drain(), which runs what closedLocked queued next.
     }
   }
 
@@ -453,8 +543,16 @@ public final class ReconnectionManager {
       }
     } finally {
       if (!done) {
+        // An Error escaped a listener or the connector. It goes on to our caller, but what was
+        // queued behind it (a dial, a later status) must not wait for some future report to be
+        // drained: hand it to the scheduler, off this stack.
+        boolean more;
         synchronized (lock) {
           draining = false;
+          more = !outbox.isEmpty();
+        }
+        if (more) {
+          scheduler.schedule(Duration.ZERO, this::drain);
         }
       }
     }
@@ -503,7 +601,11 @@ public final class ReconnectionManager {
       return this;
     }
 
-    /** Gives up after this many consecutive failed attempts; 0 (the default) never gives up. */
+    /**
+     * Gives up (state {@link State#STOPPED}, reason "gave up after N attempts") when retry number
+     * {@code maxAttempts} fails too, without a stable connection in between; every retry counts,
+     * including the immediate one after a 4401. 0 (the default) never gives up.
+     */
     public Builder maxAttempts(int maxAttempts) {
       if (maxAttempts < 0) {
         throw new IllegalArgumentException("maxAttempts must not be negative: " + maxAttempts);

@@ -1,6 +1,7 @@
 package dev.ddpkit.reconnect;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.PriorityQueue;
 
 /**
@@ -8,7 +9,8 @@ import java.util.PriorityQueue;
  * tasks run on the caller's thread in deadline order (ties in the order they were scheduled). No
  * threads, no sleeping: thousands of managers can run a simulated hour in milliseconds.
  *
- * <p>Thread-safe, but meant to be driven from one thread.
+ * <p>Thread-safe, but meant to be driven from one thread. A delay too large to represent puts the
+ * task at the end of time ({@link Long#MAX_VALUE} nanoseconds) rather than overflowing.
  */
 public final class VirtualScheduler implements Scheduler, Ticker {
   private final PriorityQueue<Task> queue = new PriorityQueue<>();
@@ -31,13 +33,23 @@ public final class VirtualScheduler implements Scheduler, Ticker {
 
   @Override
   public synchronized Cancellable schedule(Duration delay, Runnable task) {
-    if (task == null) {
-      throw new NullPointerException("task");
-    }
-    Task t = new Task(nowNanos + Math.max(0, delay.toNanos()), sequence++, task);
+    Objects.requireNonNull(delay, "delay");
+    Objects.requireNonNull(task, "task");
+    Task t = new Task(plusSaturated(nowNanos, delay), sequence++, task);
     queue.add(t);
     live++;
     return () -> cancel(t);
+  }
+
+  /** {@code now + max(0, delay)}, clamped to {@link Long#MAX_VALUE} instead of overflowing. */
+  static long plusSaturated(long now, Duration delay) {
+    if (delay.isNegative()) {
+      return now;
+    }
+    if (delay.compareTo(Duration.ofNanos(Long.MAX_VALUE - now)) >= 0) {
+      return Long.MAX_VALUE;
+    }
+    return now + delay.toNanos();
   }
 
   // Cancelled tasks stay in the heap and are skipped when they surface: removing them eagerly is
@@ -92,7 +104,7 @@ public final class VirtualScheduler implements Scheduler, Ticker {
     }
     long target;
     synchronized (this) {
-      target = nowNanos + amount.toNanos();
+      target = plusSaturated(nowNanos, amount);
     }
     return runUntil(target);
   }

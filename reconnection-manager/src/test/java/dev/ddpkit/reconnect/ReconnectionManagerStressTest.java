@@ -1,0 +1,186 @@
+package dev.ddpkit.reconnect;
+
+import static dev.ddpkit.reconnect.ReconnectionManager.State.CONNECTED;
+import static dev.ddpkit.reconnect.ReconnectionManager.State.CONNECTING;
+import static dev.ddpkit.reconnect.ReconnectionManager.State.HELD;
+import static dev.ddpkit.reconnect.ReconnectionManager.State.IDLE;
+import static dev.ddpkit.reconnect.ReconnectionManager.State.STOPPED;
+import static dev.ddpkit.reconnect.ReconnectionManager.State.WAITING;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ddpkit.reconnect.ReconnectionManager.State;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Real threads hammer one manager on the real {@link SystemScheduler} with every report at once,
+ * while its timers fire every millisecond. Afterwards the record must show: at most one timer
+ * pending at any moment, the connector and the listeners never running concurrently, every dial
+ * right after its own CONNECTING, only legal transitions, and a consistent final state.
+ */
+@Timeout(value = 60, unit = SECONDS)
+class ReconnectionManagerStressTest {
+  private static final int THREADS = 4;
+  private static final int OPS_PER_THREAD = 20_000;
+
+  /** Which state may follow which when no 4401 is reported and no stop until the end. */
+  private static final Map<State, Set<State>> LEGAL =
+      Map.of(
+          IDLE, EnumSet.of(CONNECTING, HELD, STOPPED),
+          // Same-state events re-announce a change of the offline flag (or, when connected,
+          // that the connection became stable).
+          CONNECTING, EnumSet.of(CONNECTING, CONNECTED, WAITING, HELD, STOPPED),
+          CONNECTED, EnumSet.of(CONNECTED, WAITING, HELD, STOPPED),
+          WAITING, EnumSet.of(CONNECTING, HELD, STOPPED),
+          HELD, EnumSet.of(HELD, CONNECTING, STOPPED),
+          STOPPED, EnumSet.noneOf(State.class));
+
+  /** Wraps the system scheduler, counting timers scheduled and neither run nor cancelled yet. */
+  private static final class CountingScheduler implements Scheduler {
+    final AtomicInteger live = new AtomicInteger();
+    final AtomicInteger maxLive = new AtomicInteger();
+    final AtomicInteger scheduled = new AtomicInteger();
+
+    @Override
+    public Cancellable schedule(Duration delay, Runnable task) {
+      AtomicBoolean settled = new AtomicBoolean();
+      maxLive.accumulateAndGet(live.incrementAndGet(), Math::max);
+      scheduled.incrementAndGet();
+      Cancellable c =
+          Scheduler.systemScheduler()
+              .schedule(
+                  delay,
+                  () -> {
+                    if (settled.compareAndSet(false, true)) {
+                      live.decrementAndGet();
+                      task.run();
+                    }
+                  });
+      return () -> {
+        if (settled.compareAndSet(false, true)) {
+          live.decrementAndGet();
+          c.cancel();
+        }
+      };
+    }
+  }
+
+  @RepeatedTest(3)
+  void manyThreadsReportingAtOnceNeverLeaveTwoTimersOrTwoDials() throws Exception {
+    CountingScheduler scheduler = new CountingScheduler();
+    ConcurrentLinkedQueue<String> log = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
+    AtomicInteger inCallback = new AtomicInteger();
+    AtomicInteger dials = new AtomicInteger();
+    CountDownLatch stopped = new CountDownLatch(1);
+
+    ReconnectionManager m =
+        ReconnectionManager.builder()
+            .scheduler(scheduler)
+            .backoff(Backoff.fullJitter(Duration.ofMillis(1), Duration.ofMillis(2)))
+            .stableAfter(Duration.ofMillis(1))
+            .name("stress")
+            .build();
+    m.addListener(
+        s -> {
+          if (inCallback.incrementAndGet() != 1) {
+            violations.add("listener ran concurrently with another callback: " + s);
+          }
+          log.add(ReconnectRecorder.describe(s));
+          if (s.state() == STOPPED) {
+            stopped.countDown();
+          }
+          inCallback.decrementAndGet();
+        });
+    Connector connector =
+        attempt -> {
+          if (inCallback.incrementAndGet() != 1) {
+            violations.add("connector ran concurrently with another callback: " + attempt);
+          }
+          log.add("dial #" + attempt);
+          inCallback.decrementAndGet();
+          if (dials.incrementAndGet() % 3 == 0) {
+            // Every third dial fails at once: the manager must close that attempt, not a newer one.
+            throw new java.io.IOException("refused");
+          }
+        };
+
+    CountDownLatch go = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(THREADS);
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < THREADS; t++) {
+      Random r = new Random(t);
+      Thread thread =
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                  for (int i = 0; i < OPS_PER_THREAD; i++) {
+                    switch (r.nextInt(7)) {
+                      case 0, 1 -> m.closed(CloseCodes.ABNORMAL, "");
+                      case 2, 3 -> m.networkAvailable();
+                      case 4, 5 -> m.opened();
+                      case 6 -> m.networkLost();
+                      default -> throw new AssertionError();
+                    }
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                } finally {
+                  done.countDown();
+                }
+              },
+              "stress-reporter-" + t);
+      threads.add(thread);
+      thread.start();
+    }
+    m.start(connector);
+    go.countDown();
+    assertThat(done.await(30, SECONDS)).as("reporters finished").isTrue();
+    for (Thread thread : threads) {
+      thread.join(SECONDS.toMillis(10));
+      assertThat(thread.isAlive()).isFalse();
+    }
+    m.stop();
+    assertThat(stopped.await(10, SECONDS)).as("STOPPED delivered").isTrue();
+
+    assertThat(violations).isEmpty();
+    assertThat(scheduler.maxLive.get()).as("timers pending at once").isEqualTo(1);
+    assertThat(scheduler.live.get()).as("timers left after stop").isZero();
+    assertThat(m.status().state()).isEqualTo(STOPPED);
+
+    List<String> events = new ArrayList<>(log);
+    assertThat(events.get(events.size() - 1)).isEqualTo(ReconnectRecorder.describe(m.status()));
+    State previous = IDLE;
+    String previousEvent = "";
+    boolean dialOutstanding = false;
+    for (String e : events) {
+      if (e.startsWith("dial #")) {
+        String attempt = e.substring("dial ".length());
+        assertThat(previousEvent).as("event before %s", e).startsWith("CONNECTING " + attempt);
+        assertThat(dialOutstanding).as("a dial still outstanding before %s", e).isFalse();
+        dialOutstanding = true;
+      } else {
+        State next = State.valueOf(e.substring(0, e.indexOf(' ')));
+        assertThat(LEGAL.get(previous)).as("%s -> %s", previous, e).contains(next);
+        previous = next;
+        dialOutstanding &= next == CONNECTING;
+      }
+      previousEvent = e;
+    }
+    assertThat(dials.get()).as("dials").isGreaterThan(10);
+    assertThat(scheduler.scheduled.get()).as("timers").isGreaterThan(10);
+  }
+}

@@ -1,0 +1,44 @@
+package dev.ddpkit.reconnect;
+
+import java.util.Random;
+import java.util.function.DoubleSupplier;
+
+/** A source of samples for the manager that remembers the last one it gave, so tests can recompute. */
+final class Samples implements DoubleSupplier {
+  private final Random random;
+  private final double constant;
+  private double last = Double.NaN;
+  private int drawn;
+
+  private Samples(Random random, double constant) {
+    this.random = random;
+    this.constant = constant;
+  }
+
+  /** Always {@code value}. */
+  static Samples constant(double value) {
+    return new Samples(null, value);
+  }
+
+  /** A seeded pseudo-random sequence. */
+  static Samples seeded(long seed) {
+    return new Samples(new Random(seed), Double.NaN);
+  }
+
+  @Override
+  public synchronized double getAsDouble() {
+    last = random == null ? constant : random.nextDouble();
+    drawn++;
+    return last;
+  }
+
+  /** The last sample given out. */
+  synchronized double last() {
+    return last;
+  }
+
+  /** How many samples were given out. */
+  synchronized int drawn() {
+    return drawn;
+  }
+}
