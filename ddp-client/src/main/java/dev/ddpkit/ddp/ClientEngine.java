@@ -894,7 +894,8 @@ final class ClientEngine {
               "the connection was lost before the result of " + c.method,
               null));
     }
-    refreshStatus();
+    // No refreshStatus() here: the manager's own change (queued by closed()) brings the status,
+    // and recomputing now from its previous snapshot would flash a CONNECTING.
   }
 
   /** Resets the per-connection state; returns the noRetry calls to fail. */
