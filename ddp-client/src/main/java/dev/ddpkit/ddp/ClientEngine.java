@@ -1002,6 +1002,9 @@ final class ClientEngine {
     status = next;
     log.debug("{}: status {}", name, next);
     for (StatusListener l : statusListeners) {
+      if (status != next) {
+        return; // a listener changed it again (closed the client): do not deliver a stale one
+      }
       try {
         l.onStatus(next);
       } catch (RuntimeException e) {

@@ -29,6 +29,7 @@ final class EventLoop {
   private boolean scheduled; // guarded by lock
   private boolean shutdown; // guarded by lock
   private volatile Thread runner;
+  private Thread[] made; // the own thread, once the executor made it
 
   private EventLoop(String name, Executor delegate, ThreadPoolExecutor owned, ThreadGroup group) {
     this.name = name;
@@ -44,6 +45,7 @@ final class EventLoop {
    */
   static EventLoop ownThread(String name) {
     ThreadGroup group = new ThreadGroup(name);
+    Thread[] made = new Thread[1];
     ThreadPoolExecutor executor =
         new ThreadPoolExecutor(
             1,
@@ -54,9 +56,14 @@ final class EventLoop {
             r -> {
               Thread t = new Thread(group, r, name);
               t.setDaemon(true);
+              synchronized (made) {
+                made[0] = t;
+              }
               return t;
             });
-    return new EventLoop(name, executor, executor, group);
+    EventLoop loop = new EventLoop(name, executor, executor, group);
+    loop.made = made;
+    return loop;
   }
 
   /** A loop on an executor the user owns (not shut down by {@link #shutdown()}). */
@@ -154,6 +161,17 @@ final class EventLoop {
     long deadline = System.nanoTime() + timeout.toNanos();
     if (!owned.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
       return false;
+    }
+    // The executor reports termination from its thread just before that thread ends.
+    Thread own;
+    synchronized (made) {
+      own = made[0];
+    }
+    if (own != null && own != Thread.currentThread()) {
+      own.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      if (own.isAlive()) {
+        return false;
+      }
     }
     Thread[] threads = new Thread[group.activeCount() + 8];
     int n = group.enumerate(threads, /* recurse= */ true);
