@@ -62,8 +62,9 @@ public final class FaultProxy implements AutoCloseable {
      *
      * <p>A listener cannot send a real "connection refused" (a RST to the SYN) without closing its
      * port, which another process could then take. An immediate RST after the handshake is what a
-     * client sees as a failed dial: its first read, or its WebSocket handshake, fails with
-     * "Connection reset".
+     * client sees as a failed dial: on Linux the JDK's timed {@code connect} throws
+     * {@code SocketException: Connection reset by peer} if the RST comes first, otherwise the first
+     * read (a WebSocket handshake) throws {@code SocketException: Connection reset}.
      */
     REFUSE,
     /** New connections are accepted and never answered (no dial, nothing sent); existing go silent. */
@@ -104,7 +105,7 @@ public final class FaultProxy implements AutoCloseable {
     this.listener = new ServerSocket();
     listener.setReuseAddress(true);
     listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), builder.listenPort), 50);
-    this.acceptor = newThread("accept", this::acceptLoop);
+    this.acceptor = newThread("fault-proxy-" + id + "-accept", this::acceptLoop);
     acceptor.start();
     LOG.debug("fault-proxy-{} listening on {} for {}", id, listener.getLocalPort(), target);
   }
@@ -249,6 +250,7 @@ public final class FaultProxy implements AutoCloseable {
     long deadline = System.nanoTime() + JOIN_TIMEOUT.toNanos();
     try {
       // Threads only start while the acceptor runs or a connection is open; both are stopped now.
+      // A thread leaves the set only once join() saw it dead, so none is left when this returns.
       while (!threads.isEmpty()) {
         for (Thread thread : new ArrayList<>(threads)) {
           long left = deadline - System.nanoTime();
@@ -257,6 +259,9 @@ public final class FaultProxy implements AutoCloseable {
             return;
           }
           TimeUnit.NANOSECONDS.timedJoin(thread, left);
+          if (!thread.isAlive()) {
+            threads.remove(thread);
+          }
         }
         reset();
       }
@@ -266,6 +271,7 @@ public final class FaultProxy implements AutoCloseable {
     LOG.debug("fault-proxy-{} closed", id);
   }
 
+  /** Port, target, mode, latency and open connections, for test failure messages. */
   @Override
   public String toString() {
     return "FaultProxy{port=" + listener.getLocalPort() + ", target=" + target + ", mode=" + mode
@@ -334,15 +340,13 @@ public final class FaultProxy implements AutoCloseable {
     connections.remove(connection);
   }
 
-  /** A daemon thread named {@code fault-proxy-<id>-<suffix>}, tracked until it ends. */
-  Thread newThread(String suffix, Runnable body) {
-    Thread thread = new Thread(() -> {
-      try {
-        body.run();
-      } finally {
-        threads.remove(Thread.currentThread());
-      }
-    }, "fault-proxy-" + id + "-" + suffix);
+  /**
+   * A daemon thread (named {@code fault-proxy-<id>-...} by every caller) that the caller starts at once;
+   * tracked until it has terminated, so {@link #close()} can join it.
+   */
+  Thread newThread(String name, Runnable body) {
+    threads.removeIf(t -> t.getState() == Thread.State.TERMINATED);
+    Thread thread = new Thread(body, name);
     thread.setDaemon(true);
     thread.setUncaughtExceptionHandler((t, e) -> {
       internalErrors.incrementAndGet();
@@ -364,15 +368,21 @@ public final class FaultProxy implements AutoCloseable {
         }
         return;
       }
-      accepted.incrementAndGet();
+      // Mode read before the count moves: a test that sees the count knows how the connection was taken.
       Mode current = mode;
-      if (current == Mode.REFUSE || closed) {
+      accepted.incrementAndGet();
+      if (closed) {
+        resetQuietly(client);
+        return;
+      }
+      if (current == Mode.REFUSE) {
         refused.incrementAndGet();
         resetQuietly(client);
         continue;
       }
-      ProxyConnection connection = new ProxyConnection(this, connectionIds.incrementAndGet(), client,
-          /* hung= */ current == Mode.HANG_ON_ACCEPT);
+      String name = "fault-proxy-" + id + "-" + connectionIds.incrementAndGet();
+      ProxyConnection connection =
+          new ProxyConnection(this, name, client, /* hung= */ current == Mode.HANG_ON_ACCEPT);
       connections.add(connection);
       if (closed) {
         connection.abort();

@@ -31,7 +31,7 @@ final class ProxyConnection {
   private static final int MAX_QUEUED_CHUNKS = 64;
 
   private final FaultProxy proxy;
-  private final int id;
+  private final String name;
   private final Socket client;
   private final boolean hung;
   private final AtomicBoolean cutArmed = new AtomicBoolean();
@@ -40,9 +40,9 @@ final class ProxyConnection {
   private final List<Thread> threads = new ArrayList<>(); // guarded by this
   private int finishedDirections; // guarded by this
 
-  ProxyConnection(FaultProxy proxy, int id, Socket client, boolean hung) {
+  ProxyConnection(FaultProxy proxy, String name, Socket client, boolean hung) {
     this.proxy = proxy;
-    this.id = id;
+    this.name = name;
     this.client = client;
     this.hung = hung;
   }
@@ -98,7 +98,7 @@ final class ProxyConnection {
     }
     proxy.wakeWaiters();
     proxy.removed(this);
-    LOG.debug("connection {} {}", id, reset ? "reset" : "closed");
+    LOG.debug("{} {}", name, reset ? "reset" : "closed");
   }
 
   private boolean startThread(String suffix, Runnable body) {
@@ -106,7 +106,7 @@ final class ProxyConnection {
       if (closed) {
         return false;
       }
-      Thread thread = proxy.newThread(id + "-" + suffix, body);
+      Thread thread = proxy.newThread(name + "-" + suffix, body);
       threads.add(thread);
       thread.start();
       return true;
@@ -140,7 +140,7 @@ final class ProxyConnection {
       socket.connect(proxy.targetAddress(), proxy.connectTimeoutMillis());
     } catch (IOException e) {
       if (!closed) {
-        LOG.debug("connection {}: dial to {} failed, resetting the client", id, proxy.targetAddress(), e);
+        LOG.debug("{}: dial to {} failed, resetting the client", name, proxy.targetAddress(), e);
         abort();
       }
       return;
