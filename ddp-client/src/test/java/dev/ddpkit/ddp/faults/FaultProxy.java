@@ -9,7 +9,6 @@ import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -42,12 +41,22 @@ import org.slf4j.LoggerFactory;
  * arrive while silent are read and <em>dropped</em>, never held, so a client's writes never block and
  * switching back to {@link Mode#PASS} resumes with the bytes sent after the switch only (the stream is
  * then missing a piece, as after a real outage). A FIN or a reset that arrives while silent is held, not
- * dropped, and propagated once the mode forwards again, so no connection lingers for ever.
+ * dropped, and propagated once the mode forwards again, so a connection closed during an outage still
+ * ends when the outage does.
  *
  * <p>{@link #latency(Duration)} delays every forwarded chunk, each direction, preserving order even
  * when the latency is lowered; {@link #reset()} and {@link #cutMidFrame()} act once on the current
  * connections. Every method is thread-safe and takes effect at once; {@link #close()} stops everything
  * and returns when no thread of this proxy is left.
+ *
+ * <pre>{@code
+ * try (FaultProxy proxy = FaultProxy.forward(server.port())) {
+ *   client.connect("ws://127.0.0.1:" + proxy.port() + "/websocket");
+ *   proxy.mode(FaultProxy.Mode.BLACKHOLE);   // half-open: the heartbeat must notice
+ *   proxy.reset();                           // or: the server vanished
+ *   proxy.mode(FaultProxy.Mode.PASS);        // back: the client reconnects
+ * }
+ * }</pre>
  */
 public final class FaultProxy implements AutoCloseable {
 
@@ -137,7 +146,9 @@ public final class FaultProxy implements AutoCloseable {
 
   /** Switches to {@code newMode} for new and existing connections, effective at once. */
   public FaultProxy mode(Mode newMode) {
-    Objects.requireNonNull(newMode, "mode");
+    if (newMode == null) {
+      throw new IllegalArgumentException("mode must not be null");
+    }
     lock.lock();
     try {
       mode = newMode;
@@ -160,8 +171,7 @@ public final class FaultProxy implements AutoCloseable {
    * {@link Duration#ZERO} removes it.
    */
   public FaultProxy latency(Duration delay) {
-    Objects.requireNonNull(delay, "latency");
-    if (delay.isNegative()) {
+    if (delay == null || delay.isNegative()) {
       throw new IllegalArgumentException("latency must not be negative: " + delay);
     }
     latencyNanos = delay.toNanos();
@@ -185,6 +195,10 @@ public final class FaultProxy implements AutoCloseable {
    * For every current connection, forwards only the first half of the next chunk read from the
    * server (nothing if that chunk is one byte) and then resets both sides, so a frame in flight
    * is cut in the middle. New connections are not affected.
+   *
+   * <p>The cut is at half of one TCP read, not frame-aware: arm it just before the server sends the
+   * frame to cut, with nothing else in flight; chunks already queued by {@link #latency(Duration)}
+   * are delivered first.
    *
    * @return how many connections were armed
    */

@@ -182,12 +182,13 @@ class FaultProxyTest {
   @Test
   void chunksDelayedByLatencyAreDroppedIfTheProxyGoesSilentBeforeTheyAreDue() throws IOException {
     Socket client = connect();
-    proxy.latency(Duration.ofMillis(SILENCE_MILLIS));
+    Duration latency = Duration.ofMillis(500); // wide enough to switch before it is due, even on a busy CI
+    proxy.latency(latency);
     send(client, "late");
     awaitValue(proxy::bytesReadFromClients, 4);
     proxy.mode(Mode.BLACKHOLE);
 
-    client.setSoTimeout(2 * SILENCE_MILLIS); // past the chunk's due time
+    client.setSoTimeout((int) latency.toMillis() + 200); // past the chunk's due time
     assertThatThrownBy(() -> client.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
     assertThat(proxy.bytesWrittenToServers()).isZero();
 
@@ -357,6 +358,8 @@ class FaultProxyTest {
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("target");
     assertThatThrownBy(() -> proxy.latency(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("latency");
+    assertThatThrownBy(() -> proxy.mode(null))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("mode");
   }
 
   // ---- helpers ----
