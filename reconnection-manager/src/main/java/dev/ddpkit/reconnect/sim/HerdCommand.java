@@ -1,0 +1,187 @@
+package dev.ddpkit.reconnect.sim;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code herd} command: runs the herd simulation for one or more policies and prints the
+ * table and histograms (or JSON lines), optionally writing an SVG chart. It never touches {@code
+ * System.out}: the caller passes the streams, so a runnable jar calls {@code
+ * HerdCommand.run(args, System.out, System.err)} and a test passes its own.
+ */
+public final class HerdCommand {
+  /** The usage text printed with {@code --help} and after a bad argument. */
+  public static final String USAGE =
+      String.join(
+          "\n",
+          "usage: herd [--clients N] [--capacity N] [--downtime-ms N] [--policy P,P,...] [--hints]",
+          "            [--json] [--svg FILE] [--seed N] [--bucket-ms N] [--horizon-ms N]",
+          "  --clients N       clients dropped at t=0 (default 10000)",
+          "  --capacity N      connections the server admits per second once up (default 500)",
+          "  --downtime-ms N   how long the server refuses every dial (default 5000)",
+          "  --policy LIST     comma-separated, of: " + HerdPolicy.names(),
+          "                    (default fixed,rfc,full-jitter)",
+          "  --hints           1013 closes carry retry-after=<ms>, spreading the backlog at C/s",
+          "  --json            one JSON object per policy per line instead of the table",
+          "  --svg FILE        also write an SVG chart of the arrivals to FILE",
+          "  --seed N          master random seed (default 42); same seed, same figures",
+          "  --bucket-ms N     histogram bucket width (default 1000)",
+          "  --horizon-ms N    stop a run that has not got everyone back by then (default 3600000)");
+
+  private HerdCommand() {}
+
+  /**
+   * Runs the command.
+   *
+   * @param args the arguments after the command name (a leading {@code "herd"} is skipped)
+   * @param out where the report goes
+   * @param err where errors go
+   * @return 0 on success, 1 if the SVG could not be written, 2 for bad arguments (with a one-line
+   *     message and the usage on {@code err})
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    Options options;
+    try {
+      options = Options.parse(args);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      err.println("herd: " + e.getMessage());
+      err.println(USAGE);
+      return 2;
+    }
+    if (options.help) {
+      out.println(USAGE);
+      return 0;
+    }
+    List<HerdResult> results = HerdSimulation.runAll(options.config, options.policies);
+    if (options.json) {
+      for (HerdResult r : results) {
+        out.println(HerdReport.json(r));
+      }
+    } else {
+      out.print(HerdReport.text(results));
+    }
+    if (options.svg != null) {
+      try {
+        Files.writeString(options.svg, HerdReport.svg(results), StandardCharsets.UTF_8);
+      } catch (IOException | RuntimeException e) {
+        err.println("herd: cannot write " + options.svg + ": " + e);
+        return 1;
+      }
+      if (!options.json) {
+        out.println("SVG written to " + options.svg);
+      }
+    }
+    out.flush();
+    return 0;
+  }
+
+  /** The parsed command line. */
+  private static final class Options {
+    HerdConfig config;
+    List<HerdPolicy> policies =
+        List.of(HerdPolicy.FIXED, HerdPolicy.RFC, HerdPolicy.FULL_JITTER);
+    boolean json;
+    boolean help;
+    Path svg;
+
+    static Options parse(String[] args) {
+      if (args == null) {
+        throw new IllegalArgumentException("no arguments");
+      }
+      Options o = new Options();
+      HerdConfig.Builder b = HerdConfig.builder();
+      int i = args.length > 0 && "herd".equals(args[0]) ? 1 : 0;
+      for (; i < args.length; i++) {
+        String arg = args[i];
+        String value = null;
+        int eq = arg.indexOf('=');
+        if (arg.startsWith("--") && eq > 0) {
+          value = arg.substring(eq + 1);
+          arg = arg.substring(0, eq);
+        }
+        switch (arg) {
+          case "--help", "-h" -> o.help = true;
+          case "--hints" -> b.hints(flag(arg, value));
+          case "--json" -> o.json = flag(arg, value);
+          case "--clients" -> b.clients(intValue(arg, value != null ? value : next(args, ++i, arg)));
+          case "--capacity" ->
+              b.capacity(intValue(arg, value != null ? value : next(args, ++i, arg)));
+          case "--downtime-ms" ->
+              b.downtime(millis(arg, value != null ? value : next(args, ++i, arg), 0));
+          case "--bucket-ms" ->
+              b.bucket(millis(arg, value != null ? value : next(args, ++i, arg), 1));
+          case "--horizon-ms" ->
+              b.horizon(millis(arg, value != null ? value : next(args, ++i, arg), 1));
+          case "--seed" -> b.seed(longValue(arg, value != null ? value : next(args, ++i, arg)));
+          case "--policy", "--policies" ->
+              o.policies = policies(value != null ? value : next(args, ++i, arg));
+          case "--svg" -> {
+            String file = value != null ? value : next(args, ++i, arg);
+            if (file.isBlank()) {
+              throw new IllegalArgumentException("--svg needs a file name");
+            }
+            o.svg = Path.of(file);
+          }
+          default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
+        }
+      }
+      o.config = b.build();
+      return o;
+    }
+
+    private static boolean flag(String name, String value) {
+      if (value != null) {
+        throw new IllegalArgumentException(name + " takes no value");
+      }
+      return true;
+    }
+
+    private static String next(String[] args, int i, String name) {
+      if (i >= args.length) {
+        throw new IllegalArgumentException(name + " needs a value");
+      }
+      return args[i];
+    }
+
+    private static long longValue(String name, String value) {
+      try {
+        return Long.parseLong(value.strip());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(name + " needs a whole number, got '" + value + "'");
+      }
+    }
+
+    private static int intValue(String name, String value) {
+      long v = longValue(name, value);
+      if (v < 1 || v > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(name + " must be 1 or more, got " + value);
+      }
+      return (int) v;
+    }
+
+    private static Duration millis(String name, String value, long min) {
+      long v = longValue(name, value);
+      if (v < min) {
+        throw new IllegalArgumentException(name + " must be " + min + " or more, got " + value);
+      }
+      return Duration.ofMillis(v);
+    }
+
+    private static List<HerdPolicy> policies(String value) {
+      List<HerdPolicy> list = new ArrayList<>();
+      for (String name : value.split(",", -1)) {
+        HerdPolicy p = HerdPolicy.fromName(name);
+        if (!list.contains(p)) {
+          list.add(p);
+        }
+      }
+      return List.copyOf(list);
+    }
+  }
+}
