@@ -303,12 +303,16 @@ public final class ChatClient implements AutoCloseable {
   private void onLoginResult(JsonNode result, Throwable error, boolean resume) {
     Throwable cause = unwrap(error);
     if (cause != null) {
-      if (cause instanceof DdpMethodException e
-          && !DdpMethodException.INVOCATION_FAILED.equals(e.error())) {
-        signOut((resume ? "token refused" : "login refused") + " (" + e.getMessage() + ")");
-      } else {
+      if (!(cause instanceof DdpMethodException e)
+          || DdpMethodException.INVOCATION_FAILED.equals(e.error())) {
         // The connection went away before the answer: the reconnect hook logs in again.
         log.debug("{}: login interrupted: {}", name, cause.toString());
+      } else if (retryable(e)) {
+        // Busy or rate-limited: try again on this connection a little later.
+        emitError("login failed, retrying: " + e.getMessage());
+        scheduler.schedule(resendDelay.multipliedBy(2), this::retryLogin);
+      } else {
+        signOut((resume ? "token refused" : "login refused") + " (" + e.getMessage() + ")");
       }
       return;
     }
@@ -340,6 +344,22 @@ public final class ChatClient implements AutoCloseable {
     drain();
     toJoin.forEach(this::join);
     send(toSend);
+  }
+
+  private void retryLogin() {
+    synchronized (lock) {
+      if (closed || loggedIn || lastDdpStatus == null || !lastDdpStatus.connected()) {
+        return; // logged in meanwhile, or the reconnect hook will do it
+      }
+    }
+    login();
+  }
+
+  private void emitError(String message) {
+    synchronized (lock) {
+      events.add(() -> listener.onError(message));
+    }
+    drain();
   }
 
   private void signOut(String reason) {
@@ -551,9 +571,17 @@ public final class ChatClient implements AutoCloseable {
     }
   }
 
-  private static boolean retryable(DdpMethodException e) {
-    return DdpMethodException.INVOCATION_FAILED.equals(e.error())
-        || e.error().contains("too-many-requests");
+  /**
+   * Whether a server error is worth another try with the same id: the call was cut by a reconnect,
+   * or the server is busy, rate-limiting or failing for now (5xx). Anything else (not a member, bad
+   * message) is final.
+   */
+  static boolean retryable(DdpMethodException e) {
+    String code = e.error();
+    return DdpMethodException.INVOCATION_FAILED.equals(code)
+        || code.contains("too-many-requests")
+        || code.contains("too-busy")
+        || code.matches("5\\d\\d");
   }
 
   private void resendQueued() {

@@ -1,6 +1,7 @@
 package dev.ddpkit.chat.cli;
 
 import dev.ddpkit.chat.demo.DemoCommand;
+import dev.ddpkit.reconnect.sim.HerdCommand;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -36,6 +37,8 @@ public final class Main {
         return ChatCommand.run(rest, in, out, err);
       case "demo":
         return DemoCommand.run(rest, out, err);
+      case "herd":
+        return HerdCommand.run(rest, out, err);
       case "-h":
       case "--help":
       case "help":
