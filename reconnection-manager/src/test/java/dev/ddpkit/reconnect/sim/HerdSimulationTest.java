@@ -1,0 +1,153 @@
+package dev.ddpkit.reconnect.sim;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+@ExtendWith(QuietReconnectLogs.class)
+@Timeout(value = 60, unit = SECONDS)
+class HerdSimulationTest {
+
+  private static HerdConfig scenario(int clients, HerdPolicy policy) {
+    return HerdConfig.builder().clients(clients).capacity(500).policy(policy).build();
+  }
+
+  @Test
+  void sameSeedGivesTheSameFiguresAndAnotherSeedDoesNot() {
+    HerdConfig config = scenario(3_000, HerdPolicy.FULL_JITTER).toBuilder().seed(7).build();
+
+    HerdResult first = HerdSimulation.run(config);
+    HerdResult second = HerdSimulation.run(config);
+    HerdResult otherSeed = HerdSimulation.run(config.toBuilder().seed(8).build());
+
+    // Record equality covers every figure and every bucket of the histogram.
+    assertThat(second).isEqualTo(first);
+    assertThat(second.buckets()).isEqualTo(first.buckets());
+    assertThat(otherSeed).isNotEqualTo(first);
+    assertThat(otherSeed.buckets()).isNotEqualTo(first.buckets());
+  }
+
+  @Test
+  void fixedIntervalComesInSynchronisedWavesWhileFullJitterSpreads() {
+    HerdResult fixed = HerdSimulation.run(scenario(10_000, HerdPolicy.FIXED));
+    HerdResult jitter = HerdSimulation.run(scenario(10_000, HerdPolicy.FULL_JITTER));
+    int capacity = 500;
+
+    // Every fixed client dials at the same instant: the whole herd lands in one second.
+    assertThat(fixed.peakPerSecond()).isEqualTo(10_000).isGreaterThan(10 * capacity);
+    assertThat(jitter.peakPerSecond()).isLessThan(fixed.peakPerSecond() / 3);
+    // Waves: after the first one, buckets alternate between nothing and thousands.
+    long emptySecondsAfterDowntime =
+        fixed.buckets().stream().filter(b -> b.startMs() >= 5_000 && b.total() == 0).count();
+    long emptyJitter =
+        jitter.buckets().stream().filter(b -> b.startMs() >= 5_000 && b.total() == 0).count();
+    assertThat(emptySecondsAfterDowntime).isGreaterThan(fixed.buckets().size() / 2);
+    assertThat(emptyJitter).isZero();
+    assertThat(fixed.rejected()).isGreaterThan(5 * jitter.rejected());
+    assertThat(fixed.maxMs().getAsLong()).isGreaterThan(jitter.maxMs().getAsLong());
+  }
+
+  @ParameterizedTest
+  @EnumSource(HerdPolicy.class)
+  void everybodyComesBackNeverBeforeThePhysicalLimit(HerdPolicy policy) {
+    for (boolean hints : new boolean[] {false, true}) {
+      HerdConfig config = scenario(4_000, policy).toBuilder().hints(hints).build();
+      HerdResult r = HerdSimulation.run(config);
+
+      assertThat(r.complete()).as("%s hints=%s", policy, hints).isTrue();
+      assertThat(r.clientsBack()).isEqualTo(4_000);
+      assertThat(r.accepted()).isEqualTo(4_000);
+      assertThat(r.limitMs()).isEqualTo(5_000 + 4_000 * 1_000 / 500);
+      assertThat(r.maxMs()).isPresent();
+      assertThat(r.maxMs().getAsLong()).isGreaterThanOrEqualTo(r.limitMs());
+      assertThat(r.p50Ms().getAsLong()).isGreaterThanOrEqualTo(HerdReport.limitFor(config, 50));
+      assertThat(r.p99Ms().getAsLong()).isGreaterThanOrEqualTo(HerdReport.limitFor(config, 99));
+      assertThat(r.p50Ms().getAsLong())
+          .isLessThanOrEqualTo(r.p99Ms().getAsLong())
+          .isLessThanOrEqualTo(r.maxMs().getAsLong());
+      assertThat(r.attemptsPerClient()).isGreaterThanOrEqualTo(1.0);
+      assertThat(r.dials()).isEqualTo(r.refused() + r.rejected() + r.accepted());
+      assertThat(r.buckets().stream().mapToLong(HerdBucket::total).sum()).isEqualTo(r.dials());
+      assertThat(r.buckets().stream().mapToLong(HerdBucket::refused).sum()).isEqualTo(r.refused());
+      // Nothing is refused once the server is up, nothing admitted while it is down.
+      assertThat(r.buckets())
+          .allSatisfy(b -> {
+            if (b.startMs() >= 5_000) {
+              assertThat(b.refused()).isZero();
+            } else {
+              assertThat(b.accepted() + b.rejected()).isZero();
+            }
+          });
+      assertThat(r.peakPerSecond()).isGreaterThanOrEqualTo(500);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"rfc", "proportional", "fixed"})
+  void hintsCutRejections(String policy) {
+    HerdConfig plain = scenario(10_000, HerdPolicy.fromName(policy));
+    HerdResult without = HerdSimulation.run(plain);
+    HerdResult with = HerdSimulation.run(plain.toBuilder().hints(true).build());
+
+    assertThat(with.rejected()).isLessThan(without.rejected());
+    assertThat(with.attemptsPerClient()).isLessThan(without.attemptsPerClient());
+    assertThat(with.complete()).isTrue();
+  }
+
+  @Test
+  void hintsCutTheFixedIntervalRecoveryByMoreThanHalf() {
+    HerdConfig plain = scenario(10_000, HerdPolicy.FIXED);
+    HerdResult without = HerdSimulation.run(plain);
+    HerdResult with = HerdSimulation.run(plain.toBuilder().hints(true).build());
+
+    assertThat(with.rejected()).isLessThan(without.rejected() / 2);
+    assertThat(with.maxMs().getAsLong()).isLessThan(without.maxMs().getAsLong() / 2);
+  }
+
+  @Test
+  void aRunThatCannotFinishStopsAtTheHorizonAndSaysSo() {
+    // fixed(5 s) needs twenty waves for 10,000 clients at 500/s: far more than 30 s.
+    HerdConfig config =
+        scenario(10_000, HerdPolicy.FIXED).toBuilder().horizon(Duration.ofSeconds(30)).build();
+
+    HerdResult r = HerdSimulation.run(config);
+
+    assertThat(r.complete()).isFalse();
+    assertThat(r.clientsBack()).isBetween(1, 9_999);
+    assertThat(r.maxMs()).isEmpty();
+    assertThat(r.p99Ms()).isEmpty();
+    assertThat(r.buckets()).allSatisfy(b -> assertThat(b.startMs()).isLessThanOrEqualTo(30_000));
+    assertThat(HerdReport.table(List.of(r))).contains("only " + r.clientsBack() + " of 10000");
+    assertThat(HerdReport.json(r)).contains("\"maxMs\":null").contains("\"complete\":false");
+  }
+
+  @Test
+  @Timeout(value = 30, unit = SECONDS)
+  void aHundredThousandClientsRunInAFewSeconds() {
+    long start = System.nanoTime();
+    HerdResult r = HerdSimulation.run(scenario(100_000, HerdPolicy.FULL_JITTER));
+    Duration wall = Duration.ofNanos(System.nanoTime() - start);
+
+    assertThat(r.complete()).isTrue();
+    assertThat(r.maxMs().getAsLong()).isGreaterThanOrEqualTo(5_000 + 200_000);
+    // About 3 s on the 2-core build machine; generous so a slow CI does not flake.
+    assertThat(wall).isLessThan(Duration.ofSeconds(20));
+  }
+
+  @Test
+  void everyPolicyHasANameThatParsesBack() {
+    for (HerdPolicy p : EnumSet.allOf(HerdPolicy.class)) {
+      assertThat(HerdPolicy.fromName(p.cliName().toUpperCase(java.util.Locale.ROOT))).isSameAs(p);
+      assertThat(p.description()).isNotBlank();
+    }
+  }
+}
