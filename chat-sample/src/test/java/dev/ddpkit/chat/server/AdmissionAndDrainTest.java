@@ -48,6 +48,10 @@ class AdmissionAndDrainTest extends ServerTestSupport {
     assertThat(rejected).hasSize(12 - admitted.size());
     assertThat(s.stats().connectionsRejected()).isEqualTo(rejected.size());
     assertThat(accepted).hasSize(admitted.size());
+    assertThat(s.stats().acceptsPerSecond().values().stream().mapToInt(Integer::intValue).sum())
+        .isEqualTo(admitted.size());
+    assertThat(s.stats().rejectsPerSecond().values().stream().mapToInt(Integer::intValue).sum())
+        .isEqualTo(rejected.size());
     List<Long> hints = new ArrayList<>();
     for (DdpPeer p : rejected) {
       assertThat(p.awaitClose()).isEqualTo(1013);

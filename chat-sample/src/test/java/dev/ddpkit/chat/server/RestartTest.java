@@ -57,6 +57,18 @@ class RestartTest extends ServerTestSupport {
   }
 
   @Test
+  void aSecondServerCannotOpenTheSameDataDirectoryOrPort() throws Exception {
+    ChatServer first = start(b -> b);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> start(b -> b))
+        .isInstanceOf(IllegalStateException.class);
+    java.nio.file.Path other = dataDir.resolve("other");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> ChatServer.builder().dataDir(other).port(first.port()).build().start())
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(connect(first).isOpen()).isTrue();
+  }
+
+  @Test
   void tokensAndPasswordsAreStoredOnlyAsHashes() throws Exception {
     ChatServer s = startSeeded(b -> b);
     DdpPeer alice = connect(s);
