@@ -253,8 +253,11 @@ final class DdpHandler {
     String version = Frames.text(m, "version");
     List<String> support = new ArrayList<>();
     JsonNode sup = m.get("support");
-    boolean wellFormed = version != null && sup != null && sup.isArray();
-    if (wellFormed) {
+    // Meteor insists on "support"; we accept its absence as "support": [version].
+    boolean wellFormed = version != null && (sup == null || sup.isArray());
+    if (wellFormed && sup == null) {
+      support.add(version);
+    } else if (wellFormed) {
       for (JsonNode v : sup) {
         if (!v.isTextual()) {
           wellFormed = false;

@@ -48,6 +48,15 @@ class HandshakeTest extends ServerTestSupport {
   }
 
   @Test
+  void aConnectWithoutSupportListIsAcceptedForASupportedVersion() throws Exception {
+    ChatServer s = start(b -> b);
+    DdpPeer p = track(DdpPeer.open(s.url()));
+    p.next();
+    p.sendRaw("{\"msg\":\"connect\",\"version\":\"1\"}");
+    assertThat(p.next().path("msg").asText()).isEqualTo("connected");
+  }
+
+  @Test
   void pingIsAnsweredWithPongEchoingTheId() throws Exception {
     ChatServer s = start(b -> b);
     DdpPeer p = connect(s);
