@@ -1,14 +1,35 @@
 package dev.ddpkit.ddp;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.ddpkit.ddp.protocol.ClientMessages;
+import dev.ddpkit.ddp.protocol.DdpMessages;
+import dev.ddpkit.ddp.transport.TransportFactory;
+import dev.ddpkit.ddp.transport.WebSocketTransportFactory;
+import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.Cancellable;
+import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.Scheduler;
 import java.net.URI;
+import java.net.URISyntaxException;
+import java.security.SecureRandom;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A DDP client. Reconnection is delegated to a {@link ReconnectionManager}; after every reconnect
@@ -18,12 +39,69 @@ import javax.net.ssl.SSLContext;
  * <p>All work runs on one event-loop thread per client. Public methods may be called from any
  * thread.
  *
- * <p>API CONTRACT STUB: the implementation is in progress (see the ddp-client issue).
+ * <p>Protocol notes: DDP version 1 is proposed, with {@code pre2} and {@code pre1} as fallbacks; a
+ * {@code failed} naming one of them is answered at once by a new connection with that version,
+ * within the same attempt of the reconnection manager (it is not counted as a failed attempt).
+ * {@code addedBefore} is stored as {@code added} and {@code movedBefore} is ignored: the local
+ * stores are unordered. On the first connection, calls queued before it go out before the queued
+ * subscriptions (a login made before {@link #connect()} precedes the subscriptions that need it);
+ * on a reconnect the order is: {@code connect}, the hooks' calls, the subscriptions, then the calls
+ * without a result. During the resynchronisation after a reconnect, call results complete at once
+ * but data messages and {@code ready} are held until the revived subscriptions are ready and the
+ * re-sent calls {@code updated}.
  */
 public final class DdpClient implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(DdpClient.class);
+  private static final AtomicInteger COUNTER = new AtomicInteger();
+  private static final char[] ID_CHARS =
+      "23456789ABCDEFGHJKLMNPQRSTWXYZabcdefghijkmnopqrstuvwxyz".toCharArray();
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
-  private DdpClient(Builder builder) {
-    throw new UnsupportedOperationException("not implemented yet");
+  private final String name;
+  private final ObjectMapper mapper;
+  private final ReconnectionManager manager;
+  private final EventLoop loop;
+  private final ClientEngine engine;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicLong methodIds = new AtomicLong();
+  private final SecureRandom random = new SecureRandom();
+
+  private DdpClient(Builder b) {
+    this.name = b.name != null ? b.name : "ddp-client-" + COUNTER.incrementAndGet();
+    this.mapper = b.mapper;
+    this.manager =
+        b.manager != null
+            ? b.manager
+            : ReconnectionManager.builder()
+                .backoff(b.reopen != null ? Backoff.fixed(b.reopen) : Backoff.rfc())
+                .closePolicy(ClosePolicy.ddp())
+                .stableAfter(Duration.ofSeconds(10))
+                .scheduler(b.scheduler)
+                .name(name)
+                .build();
+    this.loop = b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.ownThread(name);
+    TransportFactory transports =
+        b.transportFactory != null
+            ? b.transportFactory
+            : new WebSocketTransportFactory(b.sslContext, b.maxFrameBytes, b.connectTimeout);
+    this.engine =
+        new ClientEngine(
+            name,
+            b.url,
+            manager,
+            transports,
+            b.scheduler,
+            b.clock,
+            b.heartbeatInterval,
+            b.heartbeatTimeout,
+            b.connectTimeout,
+            b.maxQueuedCalls,
+            b.maxFrameBytes,
+            loop,
+            new DdpMessages(mapper),
+            new ClientMessages(mapper),
+            b.statusListeners);
+    engine.bind(this);
   }
 
   /** Returns a builder. */
@@ -31,29 +109,53 @@ public final class DdpClient implements AutoCloseable {
     return new Builder();
   }
 
-  /** Starts connecting (returns at once). Calling it again while running does nothing. */
+  /**
+   * Starts connecting (returns at once). Calling it again while running does nothing; after a
+   * failure for good ({@link DdpStatus.State#FAILED}) it starts again.
+   *
+   * @throws IllegalStateException if the client was closed
+   */
   public void connect() {
-    throw new UnsupportedOperationException("not implemented yet");
+    if (closed.get()) {
+      throw new IllegalStateException("client closed: " + name);
+    }
+    loop.run(engine::start);
   }
 
   /** Returns the current status. */
   public DdpStatus status() {
-    throw new UnsupportedOperationException("not implemented yet");
+    return engine.status();
+  }
+
+  /** Returns the client's counters. */
+  public DdpStats stats() {
+    return engine.stats();
+  }
+
+  /** Returns the reconnection manager the client reports to (the default one if none was set). */
+  public ReconnectionManager reconnectionManager() {
+    return manager;
+  }
+
+  /** Returns the client's name (its thread's name). */
+  public String name() {
+    return name;
   }
 
   /** Adds a status listener; returns a handle that removes it. */
   public Cancellable addStatusListener(StatusListener listener) {
-    throw new UnsupportedOperationException("not implemented yet");
+    return engine.addStatusListener(Objects.requireNonNull(listener, "listener"));
   }
 
   /** Adds a hook run on every reconnection; returns a handle that removes it. */
   public Cancellable onReconnect(ReconnectHook hook) {
-    throw new UnsupportedOperationException("not implemented yet");
+    return engine.addHook(Objects.requireNonNull(hook, "hook"));
   }
 
   /** Calls a method with {@link CallOptions#DEFAULT}; params are Jackson-serialisable values. */
   public CompletableFuture<JsonNode> call(String method, Object... params) {
-    throw new UnsupportedOperationException("not implemented yet");
+    Objects.requireNonNull(params, "params");
+    return call(method, Arrays.asList(params), CallOptions.DEFAULT);
   }
 
   /**
@@ -62,75 +164,202 @@ public final class DdpClient implements AutoCloseable {
    * {@link DdpException} (queue full, client closed).
    */
   public CompletableFuture<JsonNode> call(String method, List<?> params, CallOptions options) {
-    throw new UnsupportedOperationException("not implemented yet");
+    checkName("method", method);
+    Objects.requireNonNull(params, "params");
+    Objects.requireNonNull(options, "options");
+    ArrayNode p = toParams(params);
+    if (closed.get()) {
+      return CompletableFuture.failedFuture(new DdpException("client closed"));
+    }
+    PendingCall c =
+        new PendingCall(String.valueOf(methodIds.incrementAndGet()), method, p, options);
+    loop.run(() -> engine.enqueueCall(c));
+    if (closed.get()) {
+      c.future.completeExceptionally(new DdpException("client closed"));
+    }
+    return c.future;
   }
 
   /** Subscribes to a publication; params are Jackson-serialisable values. */
   public Subscription subscribe(String name, Object... params) {
-    throw new UnsupportedOperationException("not implemented yet");
+    Objects.requireNonNull(params, "params");
+    return subscribe(name, Arrays.asList(params));
   }
 
   /** Subscribes to a publication. */
   public Subscription subscribe(String name, List<?> params) {
-    throw new UnsupportedOperationException("not implemented yet");
+    checkName("name", name);
+    Objects.requireNonNull(params, "params");
+    SubscriptionImpl s =
+        new SubscriptionImpl(randomId(), name, toParams(params), this::unsubscribe);
+    if (closed.get()) {
+      s.markStopped(new DdpException("client closed"));
+      return s;
+    }
+    loop.run(() -> engine.subscribe(s));
+    if (closed.get()) {
+      s.markStopped(new DdpException("client closed"));
+    }
+    return s;
+  }
+
+  private void unsubscribe(SubscriptionImpl s) {
+    if (!closed.get()) {
+      loop.run(() -> engine.unsubscribe(s));
+    }
   }
 
   /** Returns the local store of a collection (created empty on first use). */
   public DdpCollection collection(String name) {
-    throw new UnsupportedOperationException("not implemented yet");
+    checkName("name", name);
+    return engine.collection(name);
   }
 
   /**
    * Treats {@code collection} as an event stream: its data messages are delivered to {@code
    * listener} at once and never stored or held back. Returns a handle that removes the listener.
+   * The collection stays a stream for the client's life, even when its last listener is removed.
    */
   public Cancellable onStreamEvent(String collection, StreamListener listener) {
-    throw new UnsupportedOperationException("not implemented yet");
+    checkName("collection", collection);
+    return engine.addStreamListener(collection, Objects.requireNonNull(listener, "listener"));
   }
 
   /** Tells the client the network is back: if it is waiting to retry, it dials at once. */
   public void networkAvailable() {
-    throw new UnsupportedOperationException("not implemented yet");
+    if (!closed.get()) {
+      manager.networkAvailable();
+    }
   }
 
   /**
    * For an app returning to the foreground: traffic seen in the last 2 s, nothing to do; nothing
    * for longer than the heartbeat timeout, redial at once; in between, a ping with a short timeout
-   * decides. The future completes with whether the connection was found alive.
+   * (2 s) decides. The future completes with whether the connection was found alive (not
+   * connected: {@code false}, and a waiting client dials at once).
    */
   public CompletableFuture<Boolean> checkHealth() {
-    throw new UnsupportedOperationException("not implemented yet");
+    CompletableFuture<Boolean> f = new CompletableFuture<>();
+    if (closed.get()) {
+      f.complete(false);
+      return f;
+    }
+    loop.run(() -> engine.checkHealth(f));
+    if (closed.get()) {
+      f.complete(false);
+    }
+    return f;
   }
 
   /**
    * Closes the connection for good, fails every pending call and subscription with a {@link
-   * DdpException}, and stops the client's thread.
+   * DdpException}, and stops the client's thread. Waits (up to a few seconds) for the client's
+   * thread and its socket threads to end, unless called on the client's own thread.
    */
   @Override
   public void close() {
-    throw new UnsupportedOperationException("not implemented yet");
+    if (closed.compareAndSet(false, true)) {
+      loop.run(engine::shutdown);
+      loop.shutdown();
+    }
+    if (loop.inLoop()) {
+      return; // the thread ends once this task returns
+    }
+    try {
+      long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+      boolean ended = loop.awaitTermination(CLOSE_WAIT);
+      ended &= engine.awaitTransports(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+      if (!ended) {
+        log.warn("{}: some threads did not end within {} s of close()", name,
+            CLOSE_WAIT.toSeconds());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "DdpClient{" + engine.describe() + "}";
+  }
+
+  private ArrayNode toParams(List<?> params) {
+    JsonNode node = mapper.valueToTree(new ArrayList<>(params));
+    if (!(node instanceof ArrayNode a)) {
+      throw new IllegalArgumentException("params must serialise to a JSON array");
+    }
+    return a;
+  }
+
+  private String randomId() {
+    char[] id = new char[17];
+    for (int i = 0; i < id.length; i++) {
+      id[i] = ID_CHARS[random.nextInt(ID_CHARS.length)];
+    }
+    return new String(id);
+  }
+
+  private static void checkName(String field, String value) {
+    Objects.requireNonNull(value, field);
+    if (value.isEmpty()) {
+      throw new IllegalArgumentException(field + " must not be empty");
+    }
   }
 
   /** Builds a {@link DdpClient}. Defaults are set here; each setter validates its argument. */
   public static final class Builder {
+    private URI url;
+    private ReconnectionManager manager;
+    private Duration reopen;
+    private Duration heartbeatInterval = Duration.ofSeconds(25);
+    private Duration heartbeatTimeout = Duration.ofSeconds(15);
+    private Duration connectTimeout = Duration.ofSeconds(10);
+    private Scheduler scheduler = Scheduler.systemScheduler();
+    private int maxQueuedCalls = 1_000;
+    private int maxFrameBytes = WebSocketTransportFactory.DEFAULT_MAX_FRAME_BYTES;
+    private SSLContext sslContext;
+    private final List<StatusListener> statusListeners = new ArrayList<>();
+    private String name;
+    private TransportFactory transportFactory;
+    private Executor executor;
+    private Clock clock = Clock.systemUTC();
+    private ObjectMapper mapper = new ObjectMapper();
+
     private Builder() {}
 
     /** The server URL: {@code ws://host:port/websocket} or {@code wss://...}. Required. */
     public Builder url(String url) {
-      throw new UnsupportedOperationException("not implemented yet");
+      Objects.requireNonNull(url, "url");
+      try {
+        return url(new URI(url));
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("url is not a valid URI: " + e.getReason(), e);
+      }
     }
 
     /** The server URL. */
     public Builder url(URI url) {
-      throw new UnsupportedOperationException("not implemented yet");
+      Objects.requireNonNull(url, "url");
+      String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+      if (!scheme.equals("ws") && !scheme.equals("wss")) {
+        throw new IllegalArgumentException("url must start with ws:// or wss://, got scheme '"
+            + scheme + "'");
+      }
+      if (url.getHost() == null || url.getHost().isEmpty()) {
+        throw new IllegalArgumentException("url has no host");
+      }
+      this.url = url;
+      return this;
     }
 
     /**
      * The reconnection manager (the default: DDP close profile, RFC curve, stable after 10 s).
-     * Conflicts with {@link #reopen(Duration)}.
+     * Conflicts with {@link #reopen(Duration)}. The client starts it, reports to it and stops it
+     * on {@link DdpClient#close()}; it must not be started by anyone else.
      */
     public Builder reconnection(ReconnectionManager manager) {
-      throw new UnsupportedOperationException("not implemented yet");
+      this.manager = Objects.requireNonNull(manager, "manager");
+      return this;
     }
 
     /**
@@ -138,52 +367,152 @@ public final class DdpClient implements AutoCloseable {
      * default; prefer {@link #reconnection(ReconnectionManager)}.
      */
     public Builder reopen(Duration interval) {
-      throw new UnsupportedOperationException("not implemented yet");
+      this.reopen = positive("reopen", interval);
+      return this;
     }
 
-    /** Send a ping after this long without inbound traffic (default 25 s). */
+    /**
+     * Send a ping after this long without inbound traffic (default 25 s); {@link Duration#ZERO}
+     * turns the heartbeat off.
+     */
     public Builder heartbeatInterval(Duration interval) {
-      throw new UnsupportedOperationException("not implemented yet");
+      Objects.requireNonNull(interval, "heartbeatInterval");
+      if (interval.isNegative()) {
+        throw new IllegalArgumentException("heartbeatInterval must not be negative: " + interval);
+      }
+      this.heartbeatInterval = interval;
+      return this;
     }
 
     /** Declare the socket dead if nothing arrives this long after a ping (default 15 s). */
     public Builder heartbeatTimeout(Duration timeout) {
-      throw new UnsupportedOperationException("not implemented yet");
+      this.heartbeatTimeout = positive("heartbeatTimeout", timeout);
+      return this;
     }
 
     /** Give up on a dial that has not reached DDP {@code connected} after this long (default 10 s). */
     public Builder connectTimeout(Duration timeout) {
-      throw new UnsupportedOperationException("not implemented yet");
+      this.connectTimeout = positive("connectTimeout", timeout);
+      return this;
     }
 
-    /** The scheduler for heartbeat and connect timers (default: the shared real-time one). */
+    /**
+     * The scheduler for heartbeat and connect timers (default: the shared real-time one). If it is
+     * also a {@link dev.ddpkit.reconnect.Ticker} (a {@link dev.ddpkit.reconnect.VirtualScheduler})
+     * the client reads time from it; the default reconnection manager uses it too.
+     */
     public Builder scheduler(Scheduler scheduler) {
-      throw new UnsupportedOperationException("not implemented yet");
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
     }
 
     /** How many calls may wait while offline before new ones fail at once (default 1,000). */
     public Builder maxQueuedCalls(int max) {
-      throw new UnsupportedOperationException("not implemented yet");
+      if (max < 0) {
+        throw new IllegalArgumentException("maxQueuedCalls must not be negative: " + max);
+      }
+      this.maxQueuedCalls = max;
+      return this;
+    }
+
+    /**
+     * The largest frame accepted from the server (default 16 MiB); a larger one is a protocol
+     * error and the connection is dropped and redialed.
+     */
+    public Builder maxFrameBytes(int max) {
+      if (max < 1) {
+        throw new IllegalArgumentException("maxFrameBytes must be positive: " + max);
+      }
+      this.maxFrameBytes = max;
+      return this;
     }
 
     /** The TLS context for {@code wss://} (default: the JVM's, with host name verification on). */
     public Builder sslContext(SSLContext context) {
-      throw new UnsupportedOperationException("not implemented yet");
+      this.sslContext = Objects.requireNonNull(context, "sslContext");
+      return this;
     }
 
     /** Adds a status listener. */
     public Builder statusListener(StatusListener listener) {
-      throw new UnsupportedOperationException("not implemented yet");
+      statusListeners.add(Objects.requireNonNull(listener, "statusListener"));
+      return this;
     }
 
     /** Names the client in thread names and logs (default {@code ddp-client-N}). */
     public Builder name(String name) {
-      throw new UnsupportedOperationException("not implemented yet");
+      Objects.requireNonNull(name, "name");
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("name must not be blank");
+      }
+      this.name = name;
+      return this;
     }
 
-    /** Returns the client, not yet connected: call {@link DdpClient#connect()}. */
+    /**
+     * The transport (default: Java-WebSocket, {@link WebSocketTransportFactory}). A seam for tests
+     * (an in-memory transport) and for other socket libraries. Conflicts with {@link
+     * #sslContext(SSLContext)}: TLS is then the factory's business.
+     */
+    public Builder transportFactory(TransportFactory factory) {
+      this.transportFactory = Objects.requireNonNull(factory, "transportFactory");
+      return this;
+    }
+
+    /**
+     * Runs the client's event loop on this executor instead of the client's own thread. The client
+     * still runs its tasks one at a time and in order. {@code Runnable::run} makes every step run
+     * on the calling thread, which with a {@link dev.ddpkit.reconnect.VirtualScheduler} makes tests
+     * fully deterministic. The executor is not shut down by {@link DdpClient#close()}.
+     */
+    public Builder executor(Executor executor) {
+      this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /** The wall clock used for {@link DdpStatus#retryTime()} (default: the system clock, UTC). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * The Jackson mapper for params and frames (default: a plain {@link ObjectMapper}); register
+     * modules on it for custom types.
+     */
+    public Builder objectMapper(ObjectMapper mapper) {
+      this.mapper = Objects.requireNonNull(mapper, "objectMapper");
+      return this;
+    }
+
+    /**
+     * Returns the client, not yet connected: call {@link DdpClient#connect()}.
+     *
+     * @throws IllegalStateException if no url is set, or both {@code reconnection} and {@code
+     *     reopen}, or both {@code transportFactory} and {@code sslContext} are set
+     */
     public DdpClient build() {
+      if (url == null) {
+        throw new IllegalStateException("url is required");
+      }
+      if (manager != null && reopen != null) {
+        throw new IllegalStateException(
+            "set either reconnection(manager) or the legacy reopen(interval), not both");
+      }
+      if (transportFactory != null && sslContext != null) {
+        throw new IllegalStateException(
+            "sslContext applies to the default transport only: configure TLS in the "
+                + "transportFactory instead");
+      }
       return new DdpClient(this);
+    }
+
+    private static Duration positive(String field, Duration d) {
+      Objects.requireNonNull(d, field);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(field + " must be positive: " + d);
+      }
+      return d;
     }
   }
 }

@@ -2,8 +2,6 @@ package dev.ddpkit.chat.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -103,9 +101,6 @@ public final class ChatServer implements AutoCloseable {
       t.scheduleWithFixedDelay(h::heartbeat, tick, tick, TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       abortStart();
-      if (e instanceof IOException) {
-        throw new UncheckedIOException("cannot start the chat server", (IOException) e);
-      }
       throw new IllegalStateException("cannot start the chat server: " + e, e);
     }
     synchronized (lock) {

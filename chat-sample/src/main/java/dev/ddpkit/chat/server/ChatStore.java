@@ -136,10 +136,10 @@ final class ChatStore {
   List<ObjectNode> history(String rid, long endExclusive, int limit) {
     MVMap<Long, String> map = roomMessages.get(rid);
     List<ObjectNode> out = new ArrayList<>();
-    long from = Math.min(endExclusive - 1, durableTs);
     if (map == null || limit <= 0 || endExclusive == Long.MIN_VALUE) {
       return out;
     }
+    long from = Math.min(endExclusive - 1, durableTs);
     Cursor<Long, String> c = map.cursor(from, Long.MIN_VALUE, /* reverse= */ true);
     while (c.hasNext() && out.size() < limit) {
       c.next();

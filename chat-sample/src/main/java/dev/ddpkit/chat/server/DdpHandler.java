@@ -51,6 +51,8 @@ final class DdpHandler {
   static final int DEFAULT_HISTORY = 20;
   static final int MAX_PROTOCOL_ERRORS = 20;
   static final int MAX_ID_CHARS = 256;
+  /** Frames longer than this are not echoed back in {@code offendingMessage}. */
+  static final int MAX_ECHO_CHARS = 16 * 1024;
   static final String LOGGED_OUT = "You've been logged out by the server. Please log in again.";
   static final Pattern MESSAGE_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   /** Usernames and room ids. */
@@ -196,6 +198,7 @@ final class DdpHandler {
 
   private void onText(Session s, String text) {
     s.touch(System.nanoTime());
+    s.echoOffending = text.length() <= MAX_ECHO_CHARS;
     JsonNode n;
     try {
       n = Frames.MAPPER.readTree(text);
@@ -253,8 +256,11 @@ final class DdpHandler {
     String version = Frames.text(m, "version");
     List<String> support = new ArrayList<>();
     JsonNode sup = m.get("support");
-    boolean wellFormed = version != null && sup != null && sup.isArray();
-    if (wellFormed) {
+    // Meteor insists on "support"; we accept its absence as "support": [version].
+    boolean wellFormed = version != null && (sup == null || sup.isArray());
+    if (wellFormed && sup == null) {
+      support.add(version);
+    } else if (wellFormed) {
       for (JsonNode v : sup) {
         if (!v.isTextual()) {
           wellFormed = false;
@@ -300,7 +306,7 @@ final class DdpHandler {
   private void sendError(Session s, String reason, JsonNode offending) {
     ObjectNode e = Frames.frame("error");
     e.put("reason", reason);
-    if (offending != null) {
+    if (offending != null && s.echoOffending) {
       e.set("offendingMessage", offending);
     }
     send(s, e);
@@ -337,8 +343,8 @@ final class DdpHandler {
     CompletableFuture<JsonNode> f;
     try {
       f = invoke(s, name, p);
-    } catch (MethodError e) {
-      f = CompletableFuture.failedFuture(e);
+    } catch (MethodError | RuntimeException e) {
+      f = CompletableFuture.failedFuture(e); // a RuntimeException is answered as a 500
     }
     f.whenComplete((r, err) -> answer(s, id, name, r, err));
   }
@@ -459,8 +465,8 @@ final class DdpHandler {
 
   private JsonNode resume(Session s, String token, long now) throws MethodError {
     refuseIfLimited(now, connKey(s));
-    String key = Secrets.tokenKey(token);
-    ObjectNode record = token.length() > 512 ? null : store.token(key);
+    String key = token.length() > 512 ? null : Secrets.tokenKey(token);
+    ObjectNode record = key == null ? null : store.token(key);
     long expires = record == null ? 0 : record.path("expires").asLong(0);
     if (record == null || expires <= now) {
       counters.loginsFailed.incrementAndGet();

@@ -39,6 +39,8 @@ final class Session {
   volatile long pingSentNanos;
   /** The server closed this connection for a protocol error it already counted. */
   volatile boolean protocolClose;
+  /** Whether the frame being handled is small enough to echo in an error; worker thread only. */
+  boolean echoOffending = true;
   /** Protocol errors of this connection; worker thread only. */
   int protocolErrors;
 

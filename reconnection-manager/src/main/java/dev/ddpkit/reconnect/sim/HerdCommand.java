@@ -22,6 +22,7 @@ public final class HerdCommand {
           "\n",
           "usage: herd [--clients N] [--capacity N] [--downtime-ms N] [--policy P,P,...] [--hints]",
           "            [--json] [--svg FILE] [--seed N] [--bucket-ms N] [--horizon-ms N]",
+          "            [--burst N] [--latency-ms N]",
           "  --clients N       clients dropped at t=0 (default 10000)",
           "  --capacity N      connections the server admits per second once up (default 500)",
           "  --downtime-ms N   how long the server refuses every dial (default 5000)",
@@ -32,7 +33,9 @@ public final class HerdCommand {
           "  --svg FILE        also write an SVG chart of the arrivals to FILE",
           "  --seed N          master random seed (default 42); same seed, same figures",
           "  --bucket-ms N     histogram bucket width (default 1000)",
-          "  --horizon-ms N    stop a run that has not got everyone back by then (default 3600000)");
+          "  --horizon-ms N    stop a run that has not got everyone back by then (default 3600000)",
+          "  --burst N         depth of the server's admission bucket (default: the capacity)",
+          "  --latency-ms N    round trip of one dial (default 1)");
 
   private HerdCommand() {}
 
@@ -118,6 +121,9 @@ public final class HerdCommand {
               b.bucket(millis(arg, value != null ? value : next(args, ++i, arg), 1));
           case "--horizon-ms" ->
               b.horizon(millis(arg, value != null ? value : next(args, ++i, arg), 1));
+          case "--burst" -> b.burst(intValue(arg, value != null ? value : next(args, ++i, arg)));
+          case "--latency-ms" ->
+              b.latency(millis(arg, value != null ? value : next(args, ++i, arg), 0));
           case "--seed" -> b.seed(longValue(arg, value != null ? value : next(args, ++i, arg)));
           case "--policy", "--policies" ->
               o.policies = policies(value != null ? value : next(args, ++i, arg));

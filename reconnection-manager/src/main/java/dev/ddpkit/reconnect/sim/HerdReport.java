@@ -68,32 +68,38 @@ public final class HerdReport {
    * Returns a text histogram of the dials reaching the server over time: one row per bucket (or
    * per several buckets, so that there are at most 60 rows), {@code #} accepted, {@code x}
    * rejected with 1013, {@code .} refused while down, and {@code |} where the row would reach the
-   * capacity C (when the bar is shorter).
+   * capacity C (when the bar is shorter). The scale fits what the server must answer once up (or
+   * C); a longer row of refusals is cut and ends with {@code >}. Each row ends with its count.
    */
   public static String histogram(HerdResult r) {
     HerdConfig c = r.config();
     List<HerdBucket> rows = merge(r.buckets(), mergeFactor(r.buckets().size(), TEXT_MAX_ROWS));
-    long rowMs = rows.size() > 1 ? rows.get(1).startMs() - rows.get(0).startMs() : c.bucket().toMillis();
-    int max = 1;
-    for (HerdBucket b : rows) {
-      max = Math.max(max, b.total());
-    }
-    double perChar = Math.max(1.0, (double) max / TEXT_BAR_WIDTH);
+    long rowMs = c.bucket().toMillis() * mergeFactor(r.buckets().size(), TEXT_MAX_ROWS);
     double capacityPerRow = c.capacity() * rowMs / 1000.0;
+    double max = capacityPerRow;
+    for (HerdBucket b : rows) {
+      max = Math.max(max, b.accepted() + b.rejected());
+    }
+    double perChar = Math.max(1.0, max / TEXT_BAR_WIDTH);
     int capacityColumn = (int) Math.round(capacityPerRow / perChar);
     StringBuilder sb = new StringBuilder();
     sb.append(
         String.format(
             Locale.ROOT,
             "Dials reaching the server, %s: one row per %s, one character = %s dials;%n"
-                + "  # accepted, x rejected (1013), . refused while down, | capacity C = %d/s"
-                + " (%s per row)%n",
+                + "  # accepted, x rejected (1013), . refused while down (> cut), | capacity C ="
+                + " %d/s (%s per row)%n",
             r.policyName(), seconds(rowMs), trim(perChar), c.capacity(), trim(capacityPerRow)));
     for (HerdBucket b : rows) {
       StringBuilder bar = new StringBuilder();
       bar.append("#".repeat(chars(b.accepted(), perChar)));
       bar.append("x".repeat(chars(b.rejected(), perChar)));
-      bar.append(".".repeat(chars(b.refused(), perChar)));
+      int refused = chars(b.refused(), perChar);
+      if (bar.length() + refused > TEXT_BAR_WIDTH) {
+        bar.append(".".repeat(Math.max(0, TEXT_BAR_WIDTH - bar.length()))).append('>');
+      } else {
+        bar.append(".".repeat(refused));
+      }
       if (bar.length() < capacityColumn && capacityColumn <= TEXT_BAR_WIDTH) {
         bar.append(" ".repeat(capacityColumn - 1 - bar.length())).append('|');
       }

@@ -25,6 +25,9 @@ final class HerdSvg {
   private static final String GRID = "#e3e3e3";
   private static final String INK = "#222222";
   private static final String MUTED = "#666666";
+  /** A white outline under text drawn over bars and lines, so that it stays readable. */
+  private static final String HALO =
+      " stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"";
 
   private final HerdConfig scenario;
   private final List<HerdResult> results;
@@ -171,26 +174,26 @@ final class HerdSvg {
     }
     out.append("</g>\n");
     if (clippedPeak > 0) {
-      text(xPx(c.downtime().toMillis()) + 4, plotTop + 28, 11, "start", MUTED, "",
-          String.format(Locale.ROOT, "\u2190 bars clipped: up to %,.0f refused dials/s while down",
-              clippedPeak));
+      text(LEFT + PLOT_W - 4, plotTop + 13, 11, "end", MUTED, "",
+          String.format(Locale.ROOT, "grey bars cut at the top: up to %,.0f refused dials/s while"
+              + " the server is down", clippedPeak), HALO);
     }
 
     // Capacity, limit and last-client-back markers.
     double yc = plotBottom - c.capacity() / yMax * PLOT_H;
     line(LEFT, yc, LEFT + PLOT_W, yc, CAPACITY, 1.6, "6 4");
     text(LEFT + PLOT_W - 4, yc - 5, 11, "end", CAPACITY, "bold",
-        String.format(Locale.ROOT, "C = %,d/s", c.capacity()));
+        String.format(Locale.ROOT, "C = %,d/s", c.capacity()), HALO);
     double xl = xPx(c.limitMillis());
     line(xl, plotTop, xl, plotBottom, LIMIT, 1.6, "2 3");
-    text(xl + 4, plotTop + 13, 11, "start", LIMIT, "",
-        "limit " + trimSeconds(c.limitMillis()));
+    text(xl + 4, plotTop + 28, 11, "start", LIMIT, "",
+        "limit " + trimSeconds(c.limitMillis()), HALO);
     if (r.maxMs().isPresent()) {
       double xm = xPx(r.maxMs().getAsLong());
       line(xm, plotTop, xm, plotBottom, INK, 1.4, "");
       boolean nearRight = xm > LEFT + PLOT_W - 110;
       text(nearRight ? xm - 4 : xm + 4, plotTop + 44, 11, nearRight ? "end" : "start", INK, "",
-          "all back " + trimSeconds(r.maxMs().getAsLong()));
+          "all back " + trimSeconds(r.maxMs().getAsLong()), HALO);
     }
 
     // Axes and x labels.

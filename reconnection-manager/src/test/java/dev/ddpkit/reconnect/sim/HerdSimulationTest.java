@@ -132,15 +132,16 @@ class HerdSimulationTest {
 
   @Test
   @Timeout(value = 30, unit = SECONDS)
-  void aHundredThousandClientsRunInAFewSeconds() {
+  void twentyThousandClientsRunInAFewSeconds() {
+    // 100,000 clients take about 3 s alone on the 2-core build machine but up to 9 s while other
+    // builds share it, so the test runs 20,000; the 100,000 figures come from the herd command.
     long start = System.nanoTime();
-    HerdResult r = HerdSimulation.run(scenario(100_000, HerdPolicy.FULL_JITTER));
+    HerdResult r = HerdSimulation.run(scenario(20_000, HerdPolicy.FULL_JITTER));
     Duration wall = Duration.ofNanos(System.nanoTime() - start);
 
     assertThat(r.complete()).isTrue();
-    assertThat(r.maxMs().getAsLong()).isGreaterThanOrEqualTo(5_000 + 200_000);
-    // About 3 s on the 2-core build machine; generous so a slow CI does not flake.
-    assertThat(wall).isLessThan(Duration.ofSeconds(20));
+    assertThat(r.maxMs().getAsLong()).isGreaterThanOrEqualTo(5_000 + 40_000);
+    assertThat(wall).isLessThan(Duration.ofSeconds(10));
   }
 
   @Test

@@ -1,0 +1,191 @@
+package dev.ddpkit.ddp;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the client's tasks one at a time, in submission order, on a delegate executor: the client's
+ * own named daemon thread, or an executor the user gave (for tests, {@code Runnable::run}: a task
+ * submitted while another runs is queued and run right after it on the same thread).
+ *
+ * <p>A task that throws is logged; the loop goes on.
+ */
+final class EventLoop {
+  private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
+
+  private final String name;
+  private final Executor delegate;
+  private final ThreadPoolExecutor owned;
+  private final ThreadGroup group;
+  private final Object lock = new Object();
+  private final ArrayDeque<Runnable> queue = new ArrayDeque<>(); // guarded by lock
+  private boolean scheduled; // guarded by lock
+  private boolean shutdown; // guarded by lock
+  private volatile Thread runner;
+  private Thread[] made; // the own thread, once the executor made it
+
+  private EventLoop(String name, Executor delegate, ThreadPoolExecutor owned, ThreadGroup group) {
+    this.name = name;
+    this.delegate = delegate;
+    this.owned = owned;
+    this.group = group;
+  }
+
+  /**
+   * A loop on its own daemon thread named {@code name}, started by the first task. The thread lives
+   * in a thread group of the same name, so that the threads it starts (Java-WebSocket's) can be
+   * found and awaited at shutdown.
+   */
+  static EventLoop ownThread(String name) {
+    ThreadGroup group = new ThreadGroup(name);
+    Thread[] made = new Thread[1];
+    ThreadPoolExecutor executor =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(),
+            r -> {
+              Thread t = new Thread(group, r, name);
+              t.setDaemon(true);
+              synchronized (made) {
+                made[0] = t;
+              }
+              return t;
+            });
+    EventLoop loop = new EventLoop(name, executor, executor, group);
+    loop.made = made;
+    return loop;
+  }
+
+  /** A loop on an executor the user owns (not shut down by {@link #shutdown()}). */
+  static EventLoop on(String name, Executor executor) {
+    return new EventLoop(name, executor, null, null);
+  }
+
+  /** Queues a task; returns {@code false} (and drops it) after {@link #shutdown()}. */
+  boolean execute(Runnable task) {
+    synchronized (lock) {
+      if (shutdown) {
+        return false;
+      }
+      queue.add(task);
+      if (scheduled) {
+        return true;
+      }
+      scheduled = true;
+    }
+    try {
+      delegate.execute(this::drain);
+    } catch (RejectedExecutionException e) {
+      synchronized (lock) {
+        scheduled = false;
+        queue.clear();
+      }
+      log.debug("{}: task rejected by the executor", name);
+      return false;
+    }
+    return true;
+  }
+
+  /** Runs the task now if called on the loop, else queues it. */
+  void run(Runnable task) {
+    if (inLoop()) {
+      task.run();
+    } else {
+      execute(task);
+    }
+  }
+
+  /** Returns whether the calling thread is running this loop's tasks. */
+  boolean inLoop() {
+    return runner == Thread.currentThread();
+  }
+
+  private void drain() {
+    Thread previous = runner;
+    runner = Thread.currentThread();
+    try {
+      while (true) {
+        Runnable task;
+        synchronized (lock) {
+          task = queue.poll();
+          if (task == null) {
+            scheduled = false;
+            return;
+          }
+        }
+        try {
+          task.run();
+        } catch (VirtualMachineError e) {
+          synchronized (lock) {
+            scheduled = false;
+          }
+          throw e;
+        } catch (RuntimeException | Error e) {
+          log.error("{}: task failed", name, e);
+        }
+      }
+    } finally {
+      runner = previous;
+    }
+  }
+
+  /** Stops accepting tasks; those queued still run. Shuts the own thread down afterwards. */
+  void shutdown() {
+    synchronized (lock) {
+      shutdown = true;
+    }
+    if (owned != null) {
+      owned.shutdown();
+    }
+  }
+
+  /**
+   * Waits for the own thread and for the Java-WebSocket threads started from it to end.
+   *
+   * @return whether all ended in time
+   */
+  boolean awaitTermination(Duration timeout) throws InterruptedException {
+    if (owned == null) {
+      return true;
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    if (!owned.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+      return false;
+    }
+    // The executor reports termination from its thread just before that thread ends.
+    Thread own;
+    synchronized (made) {
+      own = made[0];
+    }
+    if (own != null && own != Thread.currentThread()) {
+      own.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      if (own.isAlive()) {
+        return false;
+      }
+    }
+    Thread[] threads = new Thread[group.activeCount() + 8];
+    int n = group.enumerate(threads, /* recurse= */ true);
+    boolean all = true;
+    for (int i = 0; i < n; i++) {
+      Thread t = threads[i];
+      // Only the socket library's threads: a shared scheduler thread may have been started from
+      // this group too, and lives on.
+      if (t != Thread.currentThread() && t.getName().startsWith("WebSocket")) {
+        long left = deadline - System.nanoTime();
+        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        all &= !t.isAlive();
+      }
+    }
+    return all;
+  }
+}

@@ -1,0 +1,75 @@
+package dev.ddpkit.ddp;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/** A subscription handle. Flags are written on the event loop and read from any thread. */
+final class SubscriptionImpl implements Subscription {
+  private final String id;
+  private final String name;
+  final ArrayNode params;
+  private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  private final Consumer<SubscriptionImpl> stopper;
+  private volatile boolean isReady;
+  private volatile boolean stopped;
+  /** Sent on the current connection (event loop only). */
+  boolean sent;
+
+  SubscriptionImpl(String id, String name, ArrayNode params, Consumer<SubscriptionImpl> stopper) {
+    this.id = id;
+    this.name = name;
+    this.params = params;
+    this.stopper = stopper;
+  }
+
+  @Override
+  public String id() {
+    return id;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public CompletableFuture<Void> ready() {
+    return ready;
+  }
+
+  @Override
+  public boolean isReady() {
+    return isReady && !stopped;
+  }
+
+  @Override
+  public void stop() {
+    stopper.accept(this);
+  }
+
+  boolean stopped() {
+    return stopped;
+  }
+
+  /** Marks the subscription ready; completes the future the first time. */
+  void markReady() {
+    if (!stopped) {
+      isReady = true;
+      ready.complete(null);
+    }
+  }
+
+  /** Marks it stopped; fails the ready future if it had not completed. */
+  void markStopped(RuntimeException ifNotReady) {
+    stopped = true;
+    ready.completeExceptionally(ifNotReady);
+  }
+
+  @Override
+  public String toString() {
+    // No params: they may carry a token.
+    return "Subscription{" + name + " id=" + id + (isReady() ? " ready" : "")
+        + (stopped ? " stopped" : "") + "}";
+  }
+}

@@ -1,0 +1,206 @@
+package dev.ddpkit.ddp.protocol;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.node.JsonNodeType;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Parses server frames into {@link DdpMessage}s, checking the type of every field it reads. Unknown
+ * fields are ignored; an unknown {@code msg} becomes {@link DdpMessage.Unknown}. Thread-safe.
+ */
+public final class DdpMessages {
+  private final ObjectReader reader;
+
+  /** Creates a parser on a default {@link ObjectMapper}. */
+  public DdpMessages() {
+    this(new ObjectMapper());
+  }
+
+  /** Creates a parser on the given mapper (its configuration is not changed). */
+  public DdpMessages(ObjectMapper mapper) {
+    this.reader =
+        Objects.requireNonNull(mapper, "mapper")
+            .reader()
+            .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  }
+
+  /**
+   * Parses one frame.
+   *
+   * @throws DdpProtocolException if the frame is not JSON, not an object, has no {@code msg} (and
+   *     is not the {@code server_id} greeting) or has a field of the wrong type
+   */
+  public DdpMessage parse(String frame) throws DdpProtocolException {
+    if (frame == null) {
+      throw new DdpProtocolException("null frame");
+    }
+    JsonNode node;
+    try {
+      node = reader.readTree(frame);
+    } catch (JsonProcessingException e) {
+      // The exception's own message may quote the frame, which may carry a token: say where only.
+      JsonLocation at = e.getLocation();
+      String where =
+          at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+      throw new DdpProtocolException("invalid JSON" + where);
+    }
+    if (node == null || !node.isObject()) {
+      throw new DdpProtocolException(
+          "frame is not a JSON object but " + (node == null ? "empty" : describe(node)));
+    }
+    ObjectNode o = (ObjectNode) node;
+    JsonNode msgNode = o.get("msg");
+    if (msgNode == null) {
+      if (o.has("server_id")) {
+        return new DdpMessage.ServerId(optText(o, "server_id", "server_id"));
+      }
+      throw new DdpProtocolException("frame has no 'msg' field");
+    }
+    if (!msgNode.isTextual()) {
+      throw new DdpProtocolException("field 'msg' must be a string, got " + describe(msgNode));
+    }
+    String msg = msgNode.textValue();
+    return switch (msg) {
+      case "connected" -> new DdpMessage.Connected(text(o, msg, "session"));
+      case "failed" -> new DdpMessage.Failed(text(o, msg, "version"));
+      case "ping" -> new DdpMessage.Ping(optText(o, msg, "id"));
+      case "pong" -> new DdpMessage.Pong(optText(o, msg, "id"));
+      case "nosub" -> new DdpMessage.NoSub(text(o, msg, "id"), optError(o, msg));
+      case "ready" -> new DdpMessage.Ready(textList(o, msg, "subs", true));
+      case "added" ->
+          new DdpMessage.Added(text(o, msg, "collection"), text(o, msg, "id"), fields(o, msg));
+      case "changed" ->
+          new DdpMessage.Changed(
+              text(o, msg, "collection"),
+              text(o, msg, "id"),
+              fields(o, msg),
+              textList(o, msg, "cleared", false));
+      case "removed" -> new DdpMessage.Removed(text(o, msg, "collection"), text(o, msg, "id"));
+      case "addedBefore" ->
+          new DdpMessage.AddedBefore(
+              text(o, msg, "collection"), text(o, msg, "id"), fields(o, msg), optText(o, msg, "before"));
+      case "movedBefore" ->
+          new DdpMessage.MovedBefore(
+              text(o, msg, "collection"), text(o, msg, "id"), optText(o, msg, "before"));
+      case "result" -> result(o);
+      case "updated" -> new DdpMessage.Updated(textList(o, msg, "methods", true));
+      case "error" -> new DdpMessage.ServerError(nullToEmpty(optText(o, msg, "reason")));
+      default -> new DdpMessage.Unknown(msg);
+    };
+  }
+
+  private static DdpMessage.Result result(ObjectNode o) throws DdpProtocolException {
+    String id = text(o, "result", "id");
+    MethodError error = optError(o, "result");
+    JsonNode result = o.get("result");
+    if (error != null || result == null) {
+      result = NullNode.getInstance();
+    }
+    return new DdpMessage.Result(id, result, error);
+  }
+
+  private static MethodError optError(ObjectNode o, String msg) throws DdpProtocolException {
+    JsonNode e = o.get("error");
+    if (e == null || e.isNull()) {
+      return null;
+    }
+    if (!e.isObject()) {
+      throw wrongType(msg, "error", "an object", e);
+    }
+    JsonNode code = e.get("error");
+    String error;
+    if (code == null || code.isNull()) {
+      // Meteor always sets it; a plain Error from another server may not.
+      String type = optText((ObjectNode) e, msg, "errorType");
+      error = type != null ? type : "unknown-error";
+    } else if (code.isTextual()) {
+      error = code.textValue();
+    } else if (code.isIntegralNumber()) {
+      error = code.asText();
+    } else {
+      throw wrongType(msg, "error.error", "a string or an integer", code);
+    }
+    String reason = optText((ObjectNode) e, msg, "reason");
+    return new MethodError(error, nullToEmpty(reason), e.get("details"));
+  }
+
+  private static ObjectNode fields(ObjectNode o, String msg) throws DdpProtocolException {
+    JsonNode f = o.get("fields");
+    if (f == null || f.isNull()) {
+      return o.objectNode();
+    }
+    if (!f.isObject()) {
+      throw wrongType(msg, "fields", "an object", f);
+    }
+    return (ObjectNode) f;
+  }
+
+  private static String text(ObjectNode o, String msg, String field) throws DdpProtocolException {
+    JsonNode v = o.get(field);
+    if (v == null) {
+      throw new DdpProtocolException("'" + msg + "' has no '" + field + "' field");
+    }
+    if (!v.isTextual()) {
+      throw wrongType(msg, field, "a string", v);
+    }
+    return v.textValue();
+  }
+
+  private static String optText(ObjectNode o, String msg, String field)
+      throws DdpProtocolException {
+    JsonNode v = o.get(field);
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    if (!v.isTextual()) {
+      throw wrongType(msg, field, "a string", v);
+    }
+    return v.textValue();
+  }
+
+  private static List<String> textList(ObjectNode o, String msg, String field, boolean required)
+      throws DdpProtocolException {
+    JsonNode v = o.get(field);
+    if (v == null || (!required && v.isNull())) {
+      if (required) {
+        throw new DdpProtocolException("'" + msg + "' has no '" + field + "' field");
+      }
+      return List.of();
+    }
+    if (!v.isArray()) {
+      throw wrongType(msg, field, "an array of strings", v);
+    }
+    List<String> out = new ArrayList<>(v.size());
+    for (JsonNode item : v) {
+      if (!item.isTextual()) {
+        throw wrongType(msg, field + "[]", "a string", item);
+      }
+      out.add(item.textValue());
+    }
+    return out;
+  }
+
+  private static DdpProtocolException wrongType(
+      String msg, String field, String expected, JsonNode got) {
+    return new DdpProtocolException(
+        "field '" + field + "' of '" + msg + "' must be " + expected + ", got " + describe(got));
+  }
+
+  private static String describe(JsonNode n) {
+    JsonNodeType t = n.getNodeType();
+    return t == null ? "nothing" : t.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  private static String nullToEmpty(String s) {
+    return s == null ? "" : s;
+  }
+}

@@ -1,0 +1,259 @@
+package dev.ddpkit.ddp.transport;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.net.SocketFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import org.java_websocket.client.WebSocketClient;
+import org.java_websocket.drafts.Draft_6455;
+import org.java_websocket.exceptions.WebsocketNotConnectedException;
+import org.java_websocket.handshake.ServerHandshake;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The default {@link TransportFactory}: a new Java-WebSocket {@link WebSocketClient} per attempt,
+ * dialed with its non-blocking {@code connect()} (never {@code reconnect()}).
+ *
+ * <p>For {@code wss://} the socket comes from the configured {@link SSLContext} (the JVM default if
+ * none) and host name verification is on: the endpoint identification algorithm is {@code HTTPS}.
+ * Java-WebSocket's own connection-lost timer is off (the DDP client has its heartbeat), its
+ * threads are daemons, and frames over {@code maxFrameBytes} close the connection with 1009.
+ */
+public final class WebSocketTransportFactory implements TransportFactory {
+  private static final Logger log = LoggerFactory.getLogger(WebSocketTransportFactory.class);
+
+  /** The default largest frame accepted: 16 MiB. */
+  public static final int DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+
+  private final SSLContext sslContext;
+  private final int maxFrameBytes;
+  private final Duration connectTimeout;
+
+  /**
+   * Creates a factory.
+   *
+   * @param sslContext the TLS context for {@code wss://}, or {@code null} for the JVM default
+   * @param maxFrameBytes the largest frame accepted, 1 or more
+   * @param connectTimeout the TCP connect timeout, positive
+   */
+  public WebSocketTransportFactory(SSLContext sslContext, int maxFrameBytes, Duration connectTimeout) {
+    if (maxFrameBytes < 1) {
+      throw new IllegalArgumentException("maxFrameBytes must be positive: " + maxFrameBytes);
+    }
+    Objects.requireNonNull(connectTimeout, "connectTimeout");
+    if (connectTimeout.isNegative() || connectTimeout.isZero()) {
+      throw new IllegalArgumentException("connectTimeout must be positive: " + connectTimeout);
+    }
+    this.sslContext = sslContext;
+    this.maxFrameBytes = maxFrameBytes;
+    this.connectTimeout = connectTimeout;
+  }
+
+  /** Creates a factory with the JVM's TLS context, 16 MiB frames and a 10 s connect timeout. */
+  public WebSocketTransportFactory() {
+    this(null, DEFAULT_MAX_FRAME_BYTES, Duration.ofSeconds(10));
+  }
+
+  @Override
+  public Transport open(URI uri, TransportListener listener) throws Exception {
+    Objects.requireNonNull(uri, "uri");
+    Objects.requireNonNull(listener, "listener");
+    boolean tls = "wss".equalsIgnoreCase(uri.getScheme());
+    SocketFactory base = tls ? sslSocketFactory() : SocketFactory.getDefault();
+    WsTransport transport = new WsTransport(uri, listener, base, maxFrameBytes, connectTimeout);
+    transport.start();
+    return transport;
+  }
+
+  private SocketFactory sslSocketFactory() throws NoSuchAlgorithmException {
+    SSLContext ctx = sslContext != null ? sslContext : SSLContext.getDefault();
+    return ctx.getSocketFactory();
+  }
+
+  /** One Java-WebSocket client wrapped as a {@link Transport}. */
+  private static final class WsTransport implements Transport {
+    private final Client client;
+    private final CountDownLatch ended = new CountDownLatch(1);
+    private final Object lock = new Object();
+    private Socket socket; // guarded by lock
+    private boolean closed; // guarded by lock
+
+    WsTransport(
+        URI uri, TransportListener listener, SocketFactory base, int maxFrameBytes, Duration timeout) {
+      int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+      this.client = new Client(uri, new Draft_6455(List.of(), maxFrameBytes), millis, listener);
+      client.setConnectionLostTimeout(0);
+      client.setDaemon(true);
+      client.setTcpNoDelay(true);
+      client.setSocketFactory(new TrackingSocketFactory(base));
+    }
+
+    void start() {
+      client.connect();
+    }
+
+    @Override
+    public void send(String text) {
+      try {
+        if (client.isOpen()) {
+          client.send(text);
+        }
+      } catch (WebsocketNotConnectedException e) {
+        log.debug("frame dropped: the socket closed meanwhile");
+      }
+    }
+
+    @Override
+    public void close(int code, String reason) {
+      Socket s;
+      synchronized (lock) {
+        closed = true;
+        s = socket;
+      }
+      try {
+        if (client.isOpen() && code >= 1000 && code != 1006) {
+          client.close(code, reason); // queues the close frame
+        }
+        // Do not wait for the peer's close frame: a half-open peer never sends it. This interrupts
+        // the write thread, which flushes the queued close frame and closes the socket, which ends
+        // the read thread.
+        client.closeConnection(code, reason);
+      } catch (RuntimeException e) {
+        log.debug("error while closing", e);
+      }
+      if (s != null && !client.isOpen()) {
+        closeQuietly(s); // still dialing or in the handshake: abort it
+      }
+    }
+
+    @Override
+    public boolean awaitTermination(Duration timeout) throws InterruptedException {
+      if (ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+        return true;
+      }
+      Socket s;
+      synchronized (lock) {
+        s = socket;
+      }
+      if (s != null) {
+        closeQuietly(s); // the last resort: unblock the read thread
+      }
+      return ended.await(Math.max(1, timeout.toNanos() / 2), TimeUnit.NANOSECONDS);
+    }
+
+    private static void closeQuietly(Socket s) {
+      try {
+        s.close();
+      } catch (IOException e) {
+        log.debug("error closing socket", e);
+      }
+    }
+
+    /** Records the socket so that a dial in progress can be aborted by closing it. */
+    private final class TrackingSocketFactory extends SocketFactory {
+      private final SocketFactory base;
+
+      TrackingSocketFactory(SocketFactory base) {
+        this.base = base;
+      }
+
+      @Override
+      public Socket createSocket() throws IOException {
+        synchronized (lock) {
+          if (closed) {
+            throw new IOException("closed before the socket was created");
+          }
+          socket = base.createSocket();
+          return socket;
+        }
+      }
+
+      @Override
+      public Socket createSocket(String host, int port) throws IOException {
+        throw new UnsupportedOperationException("not used by Java-WebSocket");
+      }
+
+      @Override
+      public Socket createSocket(String host, int port, InetAddress local, int localPort)
+          throws IOException {
+        throw new UnsupportedOperationException("not used by Java-WebSocket");
+      }
+
+      @Override
+      public Socket createSocket(InetAddress host, int port) throws IOException {
+        throw new UnsupportedOperationException("not used by Java-WebSocket");
+      }
+
+      @Override
+      public Socket createSocket(InetAddress address, int port, InetAddress local, int localPort)
+          throws IOException {
+        throw new UnsupportedOperationException("not used by Java-WebSocket");
+      }
+    }
+
+    private final class Client extends WebSocketClient {
+      private final TransportListener listener;
+
+      Client(URI uri, Draft_6455 draft, int connectTimeoutMillis, TransportListener listener) {
+        super(uri, draft, null, connectTimeoutMillis);
+        this.listener = listener;
+      }
+
+      @Override
+      public void run() {
+        try {
+          super.run();
+        } finally {
+          ended.countDown();
+        }
+      }
+
+      @Override
+      protected void onSetSSLParameters(SSLParameters parameters) {
+        super.onSetSSLParameters(parameters);
+        // Stated here as well, so that host name verification cannot silently depend on the
+        // library's default.
+        parameters.setEndpointIdentificationAlgorithm("HTTPS");
+      }
+
+      @Override
+      public void onOpen(ServerHandshake handshake) {
+        listener.onOpen();
+      }
+
+      @Override
+      public void onMessage(String message) {
+        listener.onMessage(message);
+      }
+
+      @Override
+      public void onClose(int code, String reason, boolean remote) {
+        // Java-WebSocket reports a dial that never connected with negative codes: on the wire
+        // that is an abnormal closure.
+        int c = code >= 1000 && code <= 4999 ? code : 1006;
+        listener.onClose(c, reason == null ? "" : reason, remote);
+      }
+
+      @Override
+      public void onError(Exception ex) {
+        listener.onError(ex);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "WebSocketTransportFactory{maxFrameBytes=" + maxFrameBytes + ", connectTimeout="
+        + connectTimeout.toMillis() + "ms, tls=" + (sslContext == null ? "default" : "custom") + "}";
+  }
+}

@@ -1,0 +1,123 @@
+package dev.ddpkit.ddp;
+
+import static dev.ddpkit.ddp.Futures.failure;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
+import dev.ddpkit.ddp.memory.ServerEnd;
+import dev.ddpkit.reconnect.VirtualScheduler;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** close(): everything pending fails, nothing runs afterwards, no thread is left. */
+@Timeout(value = 30, unit = SECONDS)
+class CloseTest {
+
+  @Test
+  void closeFailsPendingCallsAndSubscriptionsAndClosesTheSocket() {
+    Harness h = new Harness();
+    ServerEnd s = h.connect("s1");
+    CompletableFuture<JsonNode> sent = h.client.call("a");
+    CompletableFuture<JsonNode> held = h.client.call("b", java.util.List.of(), CallOptions.WAIT);
+    Subscription sub = h.client.subscribe("c");
+
+    h.client.close();
+
+    assertThat(failure(sent, DdpException.class)).hasMessageContaining("closed");
+    failure(held, DdpException.class);
+    failure(sub.ready(), DdpException.class);
+    assertThat(s.closedByClient()).isTrue();
+    assertThat(s.clientCloseCode()).isEqualTo(1000);
+    assertThat(h.client.status().state()).isEqualTo(DdpStatus.State.OFFLINE);
+    failure(h.client.call("after"), DdpException.class);
+    failure(h.client.subscribe("after").ready(), DdpException.class);
+    assertThatThrownBy(h.client::connect).isInstanceOf(IllegalStateException.class);
+    h.time.advance(java.time.Duration.ofMinutes(5));
+    assertThat(h.net.count()).isEqualTo(1);
+    h.client.close(); // idempotent
+  }
+
+  @Test
+  void closeStopsTheClientsOwnThreadAndLeavesNoThreadBehind() throws Exception {
+    Set<String> before = threadNames();
+    VirtualScheduler time = new VirtualScheduler();
+    InMemoryTransportFactory net = new InMemoryTransportFactory();
+    DdpClient client =
+        DdpClient.builder()
+            .url(Harness.URL)
+            .name("close-test-client")
+            .reopen(java.time.Duration.ofSeconds(1))
+            .scheduler(time)
+            .transportFactory(net)
+            .build();
+    client.connect();
+    assertThat(threadNames()).contains("close-test-client");
+    CompletableFuture<JsonNode> call = client.call("x");
+    Subscription sub = client.subscribe("y");
+
+    client.close();
+
+    assertThat(threadNames()).doesNotContain("close-test-client");
+    assertThat(threadNames()).isSubsetOf(before);
+    assertThatThrownBy(() -> call.get(5, SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(DdpException.class);
+    assertThatThrownBy(() -> sub.ready().get(5, SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(DdpException.class);
+  }
+
+  @Test
+  void closeFromAListenerOnTheClientsThreadDoesNotDeadlock() throws Exception {
+    VirtualScheduler time = new VirtualScheduler();
+    InMemoryTransportFactory net = new InMemoryTransportFactory();
+    CompletableFuture<Void> closed = new CompletableFuture<>();
+    DdpClient[] holder = new DdpClient[1];
+    DdpClient client =
+        DdpClient.builder()
+            .url(Harness.URL)
+            .name("close-in-listener")
+            .reopen(java.time.Duration.ofSeconds(1))
+            .scheduler(time)
+            .transportFactory(net)
+            .statusListener(st -> {
+              if (st.state() == DdpStatus.State.CONNECTED) {
+                holder[0].close();
+                closed.complete(null);
+              }
+            })
+            .build();
+    holder[0] = client;
+    client.connect();
+    // Play the server from the test thread; the client works on its own thread.
+    ServerEnd s = awaitDial(client, net);
+    s.open();
+    s.send("{'msg':'connected','session':'s1'}");
+    closed.get(5, SECONDS);
+    client.close(); // waits for the thread to end
+    assertThat(threadNames()).doesNotContain("close-in-listener");
+    assertThat(client.status().state()).isEqualTo(DdpStatus.State.OFFLINE);
+  }
+
+  private static ServerEnd awaitDial(DdpClient client, InMemoryTransportFactory net)
+      throws Exception {
+    // The first barrier runs after connect()'s task, which queued the dial; the second after it.
+    client.checkHealth().get(5, SECONDS);
+    client.checkHealth().get(5, SECONDS);
+    return net.last();
+  }
+
+  private static Set<String> threadNames() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .map(Thread::getName)
+        .collect(Collectors.toSet());
+  }
+}

@@ -1,0 +1,115 @@
+package dev.ddpkit.ddp;
+
+import static dev.ddpkit.ddp.Futures.failure;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ddpkit.ddp.DdpStatus.State;
+import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
+import dev.ddpkit.ddp.memory.ServerEnd;
+import dev.ddpkit.reconnect.VirtualScheduler;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Meteor's status(): states, retry count, retry time and reason. */
+@Timeout(value = 30, unit = SECONDS)
+class StatusTest {
+
+  @Test
+  void transitionsWithRetryCountAndWallClockRetryTime() {
+    try (Harness h = new Harness()) {
+      assertThat(h.client.status()).isEqualTo(new DdpStatus(State.CONNECTING, 0, null, ""));
+      ServerEnd s = h.connect("s1");
+      assertThat(h.client.status()).isEqualTo(new DdpStatus(State.CONNECTED, 0, null, ""));
+
+      s.closeFromServer(1001, "going away");
+      assertThat(h.client.status())
+          .isEqualTo(
+              new DdpStatus(State.WAITING, 1, Harness.T0.plusSeconds(1), "closed 1001 going away"));
+
+      h.redial();
+      assertThat(h.client.status().state()).isEqualTo(State.CONNECTING);
+      h.net.last().open();
+      assertThat(h.client.status().state()).as("socket open, handshake pending")
+          .isEqualTo(State.CONNECTING);
+      h.net.last().drain();
+      h.net.last().send("{'msg':'connected','session':'s2'}");
+      assertThat(h.client.status()).isEqualTo(new DdpStatus(State.CONNECTED, 1, null, ""));
+
+      h.time.advance(Duration.ofSeconds(10)); // stable: the count resets
+      assertThat(h.client.status()).isEqualTo(new DdpStatus(State.CONNECTED, 0, null, ""));
+
+      h.client.close();
+      assertThat(h.client.status()).isEqualTo(new DdpStatus(State.OFFLINE, 0, null,
+          "closed by client"));
+      assertThat(h.statuses)
+          .extracting(DdpStatus::state)
+          .containsExactly(
+              State.CONNECTED, State.WAITING, State.CONNECTING, State.CONNECTED, State.CONNECTED,
+              State.OFFLINE);
+    }
+  }
+
+  @Test
+  void heldWhileTheNetworkIsLostIsOffline() {
+    try (Harness h = new Harness()) {
+      ServerEnd s = h.connect("s1");
+      s.closeFromServer(1006, "");
+      h.manager.networkLost();
+      assertThat(h.client.status().state()).isEqualTo(State.OFFLINE);
+      h.client.networkAvailable();
+      assertThat(h.client.status().state()).isEqualTo(State.CONNECTING);
+    }
+  }
+
+  @Test
+  void closeCodeThatStopsIsFailedAndFailsPendingWork() {
+    try (Harness h = new Harness()) {
+      ServerEnd s = h.connect("s1");
+      var call = h.client.call("x");
+      Subscription sub = h.client.subscribe("y");
+
+      s.closeFromServer(1008, "policy violation");
+
+      assertThat(h.client.status().state()).isEqualTo(State.FAILED);
+      assertThat(h.client.status().reason()).contains("1008");
+      failure(call, DdpException.class);
+      failure(sub.ready(), DdpException.class);
+      h.time.advance(Duration.ofMinutes(10));
+      assertThat(h.net.count()).isEqualTo(1);
+
+      h.client.connect(); // starts again after a failure for good
+      assertThat(h.net.count()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void legacyReopenRetriesAtAFixedInterval() {
+    VirtualScheduler time = new VirtualScheduler();
+    InMemoryTransportFactory net = new InMemoryTransportFactory();
+    try (DdpClient client =
+        DdpClient.builder()
+            .url(Harness.URL)
+            .reopen(Duration.ofSeconds(5))
+            .scheduler(time)
+            .transportFactory(net)
+            .executor(Runnable::run)
+            .clock(Clock.fixed(Harness.T0, ZoneOffset.UTC))
+            .build()) {
+      client.connect();
+      for (int attempt = 1; attempt <= 4; attempt++) {
+        net.last().closeFromServer(1006, "");
+        assertThat(client.status().retryTime()).isEqualTo(Harness.T0.plusSeconds(5));
+        assertThat(client.status().retryCount()).isEqualTo(attempt);
+        time.advance(Duration.ofMillis(4_999));
+        assertThat(net.count()).isEqualTo(attempt);
+        time.advance(Duration.ofMillis(1));
+        assertThat(net.count()).isEqualTo(attempt + 1);
+      }
+      assertThat(client.reconnectionManager().backoff().toString()).isEqualTo("fixed(5000ms)");
+    }
+  }
+}
