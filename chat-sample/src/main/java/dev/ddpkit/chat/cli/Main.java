@@ -1,6 +1,7 @@
 package dev.ddpkit.chat.cli;
 
 import dev.ddpkit.chat.demo.DemoCommand;
+import dev.ddpkit.chat.server.ServeCommand;
 import dev.ddpkit.reconnect.sim.HerdCommand;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -33,6 +34,8 @@ public final class Main {
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
     switch (args[0]) {
+      case "serve":
+        return ServeCommand.run(rest, out, err);
       case "chat":
         return ChatCommand.run(rest, in, out, err);
       case "demo":
