@@ -11,6 +11,7 @@ import dev.ddpkit.chat.server.ConnectionListener;
 import dev.ddpkit.reconnect.Backoff;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,7 +71,9 @@ final class Demo {
   }
 
   private int runIn() throws Exception {
-    Backoff backoff = Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(5));
+    Backoff backoff = o.rfc
+        ? Backoff.rfc()
+        : Backoff.fullJitter(Duration.ofMillis(200), Duration.ofSeconds(5));
     say("ddpkit demo: %d clients in %d rooms, server accept rate %d/s, down for %.1f s",
         o.clients, o.rooms, o.acceptRate, o.downMs / 1000.0);
     say("clients reconnect with %s, stable after 2 s; server 1013s carry retry-after hints",
@@ -92,8 +95,8 @@ final class Demo {
 
     startWriting();
     sleep(o.beforeKillMs);
-    server.kill();
     killAtNanos.set(System.nanoTime());
+    server.kill();
     say("%6.1f s  server killed hard (no close frames); %d messages written so far, clients keep"
         + " writing", elapsed(), ledger.writtenCount());
     sleep(o.downMs);
@@ -240,6 +243,8 @@ final class Demo {
     say("  clients logged in again     %8d / %d", loggedIn, o.clients);
     say("  room streams re-subscribed  %8d / %d (server count)", resubscribed, o.clients);
     say("  clients that got a message written after the restart %d / %d", heardAfter, o.clients);
+    say("  threads: %d peak in this JVM (%d clients, each an event loop and its socket threads,"
+        + " plus the server)", ManagementFactory.getThreadMXBean().getPeakThreadCount(), o.clients);
     boolean ok = r.perfect() && loggedIn == o.clients && resubscribed == o.clients
         && heardAfter == o.clients && r.written() > 0;
     say("");

@@ -10,7 +10,8 @@ public final class DemoCommand {
   static final String USAGE =
       "usage: demo [--clients 200] [--rooms 4] [--accept-rate 100] [--down-ms 3000]\n"
           + "            [--rate 40] [--before-kill-ms 3000] [--after-restart-ms 3000]"
-          + " [--bucket-ms 500] [--seed 1]";
+          + " [--bucket-ms 500] [--seed 1]\n"
+          + "            [--backoff rfc|full-jitter]  (default rfc; full-jitter is 200 ms..5 s)";
 
   private DemoCommand() {}
 
@@ -43,13 +44,23 @@ public final class DemoCommand {
     long afterRestartMs = 3_000;
     long bucketMs = 500;
     long seed = 1;
+    boolean rfc = true;
 
     static Options parse(String[] args) {
       Options o = new Options();
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
         if (i + 1 >= args.length) {
-          throw new IllegalArgumentException(a.startsWith("--") ? a + " needs a value" : "unknown argument: " + a);
+          throw new IllegalArgumentException(
+              a.startsWith("--") ? a + " needs a value" : "unknown argument: " + a);
+        }
+        if (a.equals("--backoff")) {
+          String b = args[++i];
+          if (!b.equals("rfc") && !b.equals("full-jitter")) {
+            throw new IllegalArgumentException("--backoff must be full-jitter or rfc: " + b);
+          }
+          o.rfc = b.equals("rfc");
+          continue;
         }
         long v = number(a, args[++i]);
         switch (a) {
