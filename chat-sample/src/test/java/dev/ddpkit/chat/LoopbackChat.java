@@ -1,5 +1,8 @@
 package dev.ddpkit.chat;
 
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.awaitility.Awaitility.await;
+
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.reconnect.Backoff;
 import java.nio.file.Path;
@@ -98,9 +101,24 @@ final class LoopbackChat implements AutoCloseable {
     return names;
   }
 
+  /** Closes every client and kills the server, then checks that no client thread is left. */
   @Override
   public void close() {
     clients.forEach(ChatClient::close);
     server.kill();
+    await("client threads to end").atMost(10, SECONDS).until(() -> clientThreads().isEmpty());
+  }
+
+  /** Live threads of our clients: their event loops and Java-WebSocket's client threads. */
+  static List<String> clientThreads() {
+    List<String> names = new ArrayList<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      String n = t.getName();
+      if (t.isAlive() && (n.startsWith("test-") || n.startsWith("WebSocketConnectReadThread")
+          || n.startsWith("WebSocketWriteThread"))) {
+        names.add(n);
+      }
+    }
+    return names;
   }
 }

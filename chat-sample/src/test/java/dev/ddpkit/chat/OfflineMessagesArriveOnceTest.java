@@ -23,6 +23,8 @@ class OfflineMessagesArriveOnceTest {
       chat.start(chat.client("bob", bob).room("general"));
       await().atMost(20, SECONDS).until(
           () -> a.joinedRooms().contains("general") && bob.lastState() == ChatStatus.State.CONNECTED);
+      assertThat(LoopbackChat.clientThreads()).as("the leak check sees live clients")
+          .contains("test-alice", "test-bob");
       String first = a.sendMessage("general", "before");
       await().atMost(20, SECONDS).until(() -> bob.saw(first));
 
