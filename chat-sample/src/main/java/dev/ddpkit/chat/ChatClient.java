@@ -339,8 +339,9 @@ public final class ChatClient implements AutoCloseable {
       if (lastDdpStatus == null || lastDdpStatus.connected()) {
         setStatusLocked(ChatStatus.of(ChatStatus.State.CONNECTED));
       }
+      // Completed in the event order, so a waiter sees the status line first.
+      events.add(() -> firstLogin.complete(null));
     }
-    firstLogin.complete(null);
     drain();
     toJoin.forEach(this::join);
     send(toSend);
@@ -428,14 +429,13 @@ public final class ChatClient implements AutoCloseable {
     String problem = null;
     synchronized (lock) {
       RoomTimeline t = timelines.get(rid);
-      if (t == null) {
-        return;
+      if (t == null || closed) {
+        return; // nothing is shown after the client stopped
       }
       if (cause != null) {
         show = t.abortCatchUp();
         if (cause instanceof DdpMethodException e
-            && !DdpMethodException.INVOCATION_FAILED.equals(e.error())
-            && !closed) {
+            && !DdpMethodException.INVOCATION_FAILED.equals(e.error())) {
           problem = what + " of room " + rid + " failed: " + e.getMessage();
         }
       } else {
@@ -518,7 +518,7 @@ public final class ChatClient implements AutoCloseable {
         return;
       }
       RoomTimeline t = timelines.get(rid);
-      if (t == null) {
+      if (t == null || closed) {
         return;
       }
       emitMessagesLocked(t.offerLive(parsed.get()));
@@ -561,8 +561,9 @@ public final class ChatClient implements AutoCloseable {
         }
       }
       if (outbox.isEmpty()) {
-        flushWaiters.forEach(f -> f.complete(null));
+        List<CompletableFuture<Void>> done = new ArrayList<>(flushWaiters);
         flushWaiters.clear();
+        events.add(() -> done.forEach(f -> f.complete(null)));
       }
     }
     drain();
@@ -669,11 +670,13 @@ public final class ChatClient implements AutoCloseable {
     events.add(() -> listener.onStatus(next));
   }
 
+  /** Fails the waiters after the events queued so far, outside the lock (see drain). */
   private void failWaitersLocked() {
     IllegalStateException e = new IllegalStateException("client " + status.text());
-    flushWaiters.forEach(f -> f.completeExceptionally(e));
+    List<CompletableFuture<Void>> waiters = new ArrayList<>(flushWaiters);
     flushWaiters.clear();
-    firstLogin.completeExceptionally(e);
+    waiters.add(firstLogin);
+    events.add(() -> waiters.forEach(f -> f.completeExceptionally(e)));
   }
 
   // ---- listener delivery ----

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ddpkit.chat.ChatClient;
 import dev.ddpkit.chat.server.ChatServer;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PipedInputStream;
@@ -92,6 +93,30 @@ class ChatCommandJsonTest {
         bob.close();
       }
       runner.shutdownNow();
+      server.kill();
+    }
+  }
+
+  @Test
+  @Timeout(value = 30, unit = SECONDS)
+  void aRefusedLoginPrintsSignedOutAndExitsOne(@TempDir Path dir) throws Exception {
+    ChatServer server = ChatServer.builder().dataDir(dir).build();
+    server.start();
+    try {
+      server.seedDemo();
+      ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+      String[] args = {"chat", "--url", server.url(), "--user", "alice", "--password", "wrong",
+          "--room", "general", "--json"};
+      int code = Main.run(args, new ByteArrayInputStream("never sent\n".getBytes(StandardCharsets.UTF_8)),
+          new PrintStream(stdout, true, StandardCharsets.UTF_8), new PrintStream(new ByteArrayOutputStream()));
+      assertThat(code).isEqualTo(1);
+      List<JsonNode> events = events(stdout);
+      JsonNode last = events.get(events.size() - 1);
+      assertThat(last.path("status").asText()).isEqualTo("signed-out");
+      assertThat(last.path("reason").asText()).contains("login refused").contains("403");
+      assertThat(server.messageCount("general")).isZero();
+      assertThat(server.stats().loginsFailed()).isEqualTo(1);
+    } finally {
       server.kill();
     }
   }
