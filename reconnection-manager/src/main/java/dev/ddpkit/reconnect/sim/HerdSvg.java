@@ -105,7 +105,12 @@ final class HerdSvg {
     y = 116;
     x = legendLine(x, y, CAPACITY, "6 4", "capacity C");
     x = legendLine(x, y, LIMIT, "2 3", "physical limit D + N/C");
-    legendLine(x, y, INK, "", "last client back");
+    x = legendLine(x, y, INK, "", "last client back");
+    if (merge > 1) {
+      rect(x, y - 5, 14, 2, INK, "");
+      text(x + 19, y, 12, "start", INK, "", "busiest " + trimSeconds(scenario.bucket().toMillis())
+          + " within a bar");
+    }
   }
 
   private double legendSwatch(double x, double y, String colour, String label) {
@@ -136,9 +141,12 @@ final class HerdSvg {
     List<HerdBucket> bars = HerdReport.merge(r.buckets(), merge);
     double barSeconds = merge * bucketMs / 1000.0;
     // Scale to what the server must answer once up; taller refused bars are clipped and labelled.
+    // When a bar merges several buckets, a tick shows its busiest bucket, so waves stay visible.
+    double[] busiest = busiestRates(r.buckets());
     double peakRate = c.capacity();
-    for (HerdBucket b : bars) {
-      peakRate = Math.max(peakRate, (b.accepted() + b.rejected()) / barSeconds);
+    for (int i = 0; i < bars.size(); i++) {
+      HerdBucket b = bars.get(i);
+      peakRate = Math.max(peakRate, Math.max(busiest[i], (b.accepted() + b.rejected()) / barSeconds));
     }
     double yStep = niceStep((long) Math.ceil(peakRate * 1.05), 4);
     double yMax = Math.ceil(peakRate * 1.05 / yStep) * yStep;
@@ -157,19 +165,24 @@ final class HerdSvg {
     // Bars: accepted at the bottom, then rejected, then refused.
     double barPx = xPx(merge * bucketMs) - LEFT;
     double clippedPeak = 0;
-    double gap = barPx >= 5 ? 1 : 0;
+    // Adjacent bars overlap by half a pixel when there is no gap, so no hairline shows between.
+    double w = barPx >= 5 ? barPx - 1 : barPx + 0.5;
     out.append("<g shape-rendering=\"crispEdges\">\n");
-    for (HerdBucket b : bars) {
+    for (int i = 0; i < bars.size(); i++) {
+      HerdBucket b = bars.get(i);
       if (b.total() == 0) {
         continue;
       }
       double x = xPx(b.startMs());
       double y = plotBottom;
-      y = stack(x, y, barPx - gap, b.accepted() / barSeconds, yMax, plotTop, ACCEPTED);
-      y = stack(x, y, barPx - gap, b.rejected() / barSeconds, yMax, plotTop, REJECTED);
-      y = stack(x, y, barPx - gap, b.refused() / barSeconds, yMax, plotTop, REFUSED);
+      y = stack(x, y, w, b.accepted() / barSeconds, yMax, plotTop, ACCEPTED);
+      y = stack(x, y, w, b.rejected() / barSeconds, yMax, plotTop, REJECTED);
+      y = stack(x, y, w, b.refused() / barSeconds, yMax, plotTop, REFUSED);
       if (y < plotTop) {
         clippedPeak = Math.max(clippedPeak, b.total() / barSeconds);
+      }
+      if (merge > 1 && busiest[i] > 0) {
+        rect(x, plotBottom - busiest[i] / yMax * PLOT_H - 1, w, 2, INK, "");
       }
     }
     out.append("</g>\n");
@@ -193,7 +206,7 @@ final class HerdSvg {
       line(xm, plotTop, xm, plotBottom, INK, 1.4, "");
       boolean nearRight = xm > LEFT + PLOT_W - 110;
       text(nearRight ? xm - 4 : xm + 4, plotTop + 44, 11, nearRight ? "end" : "start", INK, "",
-          "all back " + trimSeconds(r.maxMs().getAsLong()), HALO);
+          "all back " + HerdReport.seconds(r.maxMs().getAsLong()), HALO);
     }
 
     // Axes and x labels.
@@ -206,13 +219,24 @@ final class HerdSvg {
     }
   }
 
+  /** Returns, per merged bar, the highest accepted + rejected rate of one of its buckets. */
+  private double[] busiestRates(List<HerdBucket> buckets) {
+    double bucketSeconds = scenario.bucket().toMillis() / 1000.0;
+    double[] out = new double[(buckets.size() + merge - 1) / merge];
+    for (int i = 0; i < buckets.size(); i++) {
+      HerdBucket b = buckets.get(i);
+      out[i / merge] = Math.max(out[i / merge], (b.accepted() + b.rejected()) / bucketSeconds);
+    }
+    return out;
+  }
+
   private String stats(HerdResult r) {
     HerdConfig c = r.config();
     String back =
         r.complete()
-            ? "50% back " + trimSeconds(r.p50Ms().getAsLong())
-                + ", 99% " + trimSeconds(r.p99Ms().getAsLong())
-                + ", all " + trimSeconds(r.maxMs().getAsLong())
+            ? "50% back " + HerdReport.seconds(r.p50Ms().getAsLong())
+                + ", 99% " + HerdReport.seconds(r.p99Ms().getAsLong())
+                + ", all " + HerdReport.seconds(r.maxMs().getAsLong())
             : String.format(Locale.ROOT, "only %,d of %,d back by %s", r.clientsBack(),
                 c.clients(), trimSeconds(c.horizon().toMillis()));
     return String.format(
