@@ -50,4 +50,26 @@ class OfflineMessagesArriveOnceTest {
       assertThat(List.of(alice.errors, bob.errors)).allMatch(List::isEmpty);
     }
   }
+
+  @Test
+  @Timeout(value = 60, unit = SECONDS)
+  void aClientStartedWhileTheServerIsDownLogsInAndSendsWhenItComesUp(@TempDir Path dir) {
+    try (LoopbackChat chat = new LoopbackChat(dir)) {
+      chat.server().seedDemo();
+      chat.kill();
+      Recorder alice = new Recorder();
+      ChatClient a = chat.start(chat.client("alice", alice).room("general"));
+      String id = a.sendMessage("general", "written before the first connection");
+      await().atMost(20, SECONDS).until(() -> alice.lastState() == ChatStatus.State.WAITING);
+      assertThat(a.loggedIn()).isNotDone();
+
+      chat.restart();
+      await().atMost(30, SECONDS).until(() -> alice.sent.contains(id) && alice.saw(id));
+      assertThat(a.loggedIn()).isCompleted();
+      assertThat(alice.ids()).containsExactly(id);
+      assertThat(a.joinedRooms()).containsExactly("general");
+      assertThat(chat.server().messageCount("general")).isEqualTo(1);
+      assertThat(alice.errors).isEmpty();
+    }
+  }
 }
