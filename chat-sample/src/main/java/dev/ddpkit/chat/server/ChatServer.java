@@ -39,6 +39,8 @@ public final class ChatServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ChatServer.class);
   private static final AtomicInteger INSTANCES = new AtomicInteger();
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+  /** Period of the work-around for Java-WebSocket's lost write wakeup, see Endpoint. */
+  private static final long WRITE_KICK_MILLIS = 10;
 
   private enum State { NEW, STARTING, RUNNING, STOPPING, TERMINATED }
 
@@ -99,6 +101,8 @@ public final class ChatServer implements AutoCloseable {
       long tick = Math.max(5, Math.min(1000,
           Math.min(cfg.heartbeatInterval.toMillis(), cfg.heartbeatTimeout.toMillis()) / 4));
       t.scheduleWithFixedDelay(h::heartbeat, tick, tick, TimeUnit.MILLISECONDS);
+      t.scheduleWithFixedDelay(ep::flushStalledWrites, WRITE_KICK_MILLIS, WRITE_KICK_MILLIS,
+          TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       abortStart();
       throw new IllegalStateException("cannot start the chat server: " + e, e);

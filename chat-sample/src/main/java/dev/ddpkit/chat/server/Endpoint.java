@@ -77,6 +77,25 @@ final class Endpoint extends WebSocketServer {
     }
   }
 
+  /**
+   * Works around a lost-wakeup race in Java-WebSocket 1.6.0: its selector thread ends a write
+   * with {@code key.interestOps(OP_READ)} after finding the out-queue empty, and a frame queued by
+   * another thread in between (our sends come from worker, store and timer threads) loses its
+   * write interest and sits in the queue until the next send. We re-request write interest for
+   * any connection that still has queued bytes; the timer calls this every few milliseconds.
+   */
+  void flushStalledWrites() {
+    for (WebSocket c : getConnections()) {
+      if (c.hasBufferedData() && !c.isClosed()) {
+        try {
+          onWriteDemand(c);
+        } catch (RuntimeException e) {
+          log.trace("write kick failed", e);
+        }
+      }
+    }
+  }
+
   @Override
   public ServerHandshakeBuilder onWebsocketHandshakeReceivedAsServer(WebSocket conn, Draft draft,
       ClientHandshake request) throws InvalidDataException {

@@ -30,10 +30,10 @@ class AdmissionAndDrainTest extends ServerTestSupport {
     for (int i = 0; i < 12; i++) {
       peers.add(track(DdpPeer.open(s.url())));
     }
-    Awaitility.await().atMost(5, SECONDS)
+    Awaitility.await().atMost(10, SECONDS)
         .until(() -> s.stats().connectionsOpened() + s.stats().connectionsRejected() == 12);
     long rejectedCount = s.stats().connectionsRejected();
-    Awaitility.await().atMost(5, SECONDS)
+    Awaitility.await().atMost(10, SECONDS)
         .until(() -> peers.stream().filter(DdpPeer::isClosed).count() == rejectedCount);
     List<DdpPeer> rejected = new ArrayList<>();
     List<DdpPeer> admitted = new ArrayList<>();
@@ -104,7 +104,7 @@ class AdmissionAndDrainTest extends ServerTestSupport {
     DdpPeer b = connect(s);
     s.dropAbruptly();
     assertThat(b.awaitClose()).isEqualTo(1006);
-    Awaitility.await().atMost(5, SECONDS).until(() -> s.stats().currentConnections() == 0);
+    Awaitility.await().atMost(10, SECONDS).until(() -> s.stats().currentConnections() == 0);
     assertThat(login(s, "bob").call("loadHistory", "general", null, 1, null).has("result"))
         .isTrue();
   }

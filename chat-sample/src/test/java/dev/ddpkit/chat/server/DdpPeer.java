@@ -28,7 +28,7 @@ import org.java_websocket.handshake.ServerHandshake;
  */
 final class DdpPeer implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
-  static final Duration WAIT = Duration.ofSeconds(5);
+  static final Duration WAIT = Duration.ofSeconds(10);
 
   private final BlockingQueue<JsonNode> inbox = new LinkedBlockingQueue<>(100_000);
   /** Frames skipped by {@link #next(Predicate)}, read first by later calls. */
@@ -41,6 +41,7 @@ final class DdpPeer implements AutoCloseable {
   volatile String closeReason;
   volatile boolean closedByServer;
   volatile long closedAtNanos;
+  volatile Exception error;
 
   private DdpPeer(URI uri) {
     ws = new WebSocketClient(uri) {
@@ -75,7 +76,9 @@ final class DdpPeer implements AutoCloseable {
       }
 
       @Override
-      public void onError(Exception ex) {}
+      public void onError(Exception ex) {
+        error = ex;
+      }
     };
     ws.setConnectionLostTimeout(0);
   }
@@ -249,7 +252,9 @@ final class DdpPeer implements AutoCloseable {
     try {
       JsonNode f = inbox.poll(d.toNanos(), TimeUnit.NANOSECONDS);
       if (f == null) {
-        throw new AssertionError("no frame within " + d + "; skipped so far: " + skipped);
+        throw new AssertionError("no frame within " + d + "; skipped so far: " + skipped
+            + "; open=" + ws.isOpen() + ", closed=" + isClosed() + " code=" + closeCode
+            + " reason=" + closeReason + " error=" + error);
       }
       return f;
     } catch (InterruptedException e) {

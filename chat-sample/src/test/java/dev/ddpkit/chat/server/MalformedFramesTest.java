@@ -74,10 +74,21 @@ class MalformedFramesTest extends ServerTestSupport {
 
   @Test
   void aFrameOverTheLimitIsClosedWith1009() throws Exception {
-    ChatServer s = startSeeded(b -> b.maxFrameBytes(64 * 1024));
+    java.util.List<Integer> serverCloses = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ChatServer s = startSeeded(b -> b.maxFrameBytes(64 * 1024)
+        .connectionListener(new ConnectionListener() {
+          @Override
+          public void closed(long epochMillis, int code, boolean remote) {
+            serverCloses.add(remote ? -code : code);
+          }
+        }));
     DdpPeer p = connect(s);
     p.sendRaw("{\"msg\":\"ping\",\"id\":\"" + "x".repeat(100 * 1024) + "\"}");
-    assertThat(p.awaitClose()).isEqualTo(1009);
+    // The server closes with 1009 at once; the peer, still sending, may see its socket reset by
+    // the unread bytes before it reads the close frame, hence 1006 is possible on its side.
+    assertThat(p.awaitClose()).isIn(1009, 1006);
+    org.awaitility.Awaitility.await().atMost(10, SECONDS).until(() -> !serverCloses.isEmpty());
+    assertThat(serverCloses).containsExactly(1009);
     assertServesANewClient(s, 1);
   }
 
@@ -92,7 +103,7 @@ class MalformedFramesTest extends ServerTestSupport {
   }
 
   private void assertServesANewClient(ChatServer s, long expectedErrors) throws Exception {
-    org.awaitility.Awaitility.await().atMost(5, SECONDS)
+    org.awaitility.Awaitility.await().atMost(10, SECONDS)
         .until(() -> s.stats().protocolErrors() == expectedErrors);
     DdpPeer fresh = login(s, "bob");
     assertThat(fresh.call("loadHistory", "general", null, 1, null).has("result")).isTrue();

@@ -36,7 +36,7 @@ class ThreadsTest extends ServerTestSupport {
         .anyMatch(n -> n.endsWith("-selector")).anyMatch(n -> n.endsWith("-store"))
         .anyMatch(n -> n.endsWith("-timer")).anyMatch(n -> n.endsWith("-worker-1"));
     end.accept(s);
-    Awaitility.await().atMost(5, SECONDS).until(() -> {
+    Awaitility.await().atMost(10, SECONDS).until(() -> {
       List<String> left = serverThreads();
       left.removeAll(before);
       return left.isEmpty();
