@@ -1,12 +1,56 @@
 package dev.ddpkit.chat.cli;
 
+import dev.ddpkit.chat.demo.DemoCommand;
+import dev.ddpkit.chat.server.ServeCommand;
+import dev.ddpkit.reconnect.sim.HerdCommand;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.util.Arrays;
+
 /** Entry point of the one runnable jar: {@code serve}, {@code chat}, {@code demo}, {@code herd}. */
 public final class Main {
+  static final String USAGE =
+      "usage: java -jar ddpkit.jar <command> [options]\n"
+          + "  serve  --port 3000 --data DIR [--seed-demo] [--accept-rate N] [--heartbeat-ms N]"
+          + " [--drain-ms N]\n"
+          + "  chat   --url ws://127.0.0.1:3000/websocket --user alice --password alice-pw"
+          + " --room general [--json]\n"
+          + "  demo   200 clients, a hard server restart, and the accounting (under a minute)\n"
+          + "  herd   the reconnect-herd simulation on virtual time";
+
   private Main() {}
 
-  /** Dispatches to the command named by the first argument. */
-  public static void main(String[] args) throws Exception {
-    System.err.println("usage: java -jar ddpkit.jar serve|chat|demo|herd [options]");
-    System.exit(2);
+  /** Dispatches to the command named by the first argument and exits with its status. */
+  public static void main(String[] args) {
+    int code = run(args, System.in, System.out, System.err);
+    System.exit(code);
+  }
+
+  /** Runs a command in-process; returns its exit status (2 for bad usage). */
+  public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
+    if (args.length == 0) {
+      err.println(USAGE);
+      return 2;
+    }
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    switch (args[0]) {
+      case "serve":
+        return ServeCommand.run(rest, out, err);
+      case "chat":
+        return ChatCommand.run(rest, in, out, err);
+      case "demo":
+        return DemoCommand.run(rest, out, err);
+      case "herd":
+        return HerdCommand.run(rest, out, err);
+      case "-h":
+      case "--help":
+      case "help":
+        out.println(USAGE);
+        return 0;
+      default:
+        err.println("unknown command: " + args[0]);
+        err.println(USAGE);
+        return 2;
+    }
   }
 }

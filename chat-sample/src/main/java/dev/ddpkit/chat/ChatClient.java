@@ -1,0 +1,990 @@
+package dev.ddpkit.chat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.ddp.CallOptions;
+import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.DdpException;
+import dev.ddpkit.ddp.DdpMethodException;
+import dev.ddpkit.ddp.DdpStatus;
+import dev.ddpkit.ddp.Subscription;
+import dev.ddpkit.reconnect.Backoff;
+import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.Scheduler;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Rocket.Chat-style chat client over DDP: it logs in (password digest, then the resume token
+ * after every reconnect), follows one {@code stream-room-messages} stream per room, sends messages
+ * through a bounded outbox with client-chosen ids, and after each reconnect fetches what it missed,
+ * so that every message is shown once and in order.
+ *
+ * <p>Thread-safe. Listener calls come in order, one at a time, never under a lock. Build with
+ * {@link #builder()}, then {@link #start()}; {@link #close()} when done.
+ */
+public final class ChatClient implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ChatClient.class);
+
+  /** The stream collection carrying room messages. */
+  public static final String STREAM = "stream-room-messages";
+
+  private static final AtomicInteger SEQ = new AtomicInteger();
+  private static final int MAX_SEEN_IDS = 10_000;
+  private static final int MAX_HELD = 10_000;
+
+  private final DdpClient ddp;
+  private final ChatListener listener;
+  private final String username;
+  private final String passwordDigest;
+  private final List<String> rooms;
+  private final Clock clock;
+  private final Duration catchUpOverlap;
+  private final Duration resendDelay;
+  private final int historyLimit;
+  private final Scheduler scheduler;
+  private final RandomIds ids;
+  private final String name;
+
+  private final Object lock = new Object();
+  // Everything below is guarded by lock.
+  private final Map<String, RoomTimeline> timelines = new LinkedHashMap<>();
+  private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();
+  private final Set<String> joined = new LinkedHashSet<>();
+  private final Outbox outbox;
+  private final ArrayDeque<Runnable> events = new ArrayDeque<>();
+  private final List<CompletableFuture<Void>> flushWaiters = new ArrayList<>();
+  private final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
+  private boolean draining;
+  private boolean started;
+  private boolean closed;
+  private boolean loggedIn;
+  private boolean resendScheduled;
+  private String token;
+  private DdpStatus lastDdpStatus;
+  private boolean terminal;
+  private ChatStatus status =
+      new ChatStatus(ChatStatus.State.STOPPED, 0, Duration.ZERO, "not started");
+  private long logins;
+  private long resends;
+  private long malformed;
+  private long catchUps;
+
+  private ChatClient(Builder b) {
+    this.listener = b.listener;
+    this.username = b.username;
+    this.passwordDigest = b.password == null ? null : PasswordDigest.sha256Hex(b.password);
+    this.token = b.token;
+    this.rooms = List.copyOf(b.rooms);
+    this.clock = b.clock;
+    this.catchUpOverlap = b.catchUpOverlap;
+    this.resendDelay = b.resendDelay;
+    this.historyLimit = b.historyLimit;
+    this.scheduler = b.scheduler != null ? b.scheduler : Scheduler.systemScheduler();
+    this.ids = b.ids;
+    this.name = b.name != null ? b.name : "chat-" + SEQ.incrementAndGet();
+    this.outbox = new Outbox(b.outboxCapacity);
+    for (String rid : rooms) {
+      timelines.put(rid, new RoomTimeline(rid, MAX_SEEN_IDS, MAX_HELD));
+    }
+    DdpClient.Builder db =
+        DdpClient.builder()
+            .url(b.url)
+            .name(this.name)
+            // Room of its own above the outbox, so queued sends never fail for want of space.
+            .maxQueuedCalls(Math.max(1_000, 2 * b.outboxCapacity + 100))
+            .statusListener(this::onDdpStatus);
+    ReconnectionManager manager = b.reconnection();
+    if (manager != null) {
+      db.reconnection(manager);
+    }
+    if (b.heartbeatInterval != null) {
+      db.heartbeatInterval(b.heartbeatInterval);
+    }
+    if (b.heartbeatTimeout != null) {
+      db.heartbeatTimeout(b.heartbeatTimeout);
+    }
+    if (b.connectTimeout != null) {
+      db.connectTimeout(b.connectTimeout);
+    }
+    if (b.scheduler != null) {
+      db.scheduler(b.scheduler);
+    }
+    this.ddp = db.build();
+    ddp.onReconnect(client -> onReconnect());
+    ddp.onStreamEvent(STREAM, (collection, id, fields) -> onStreamEvent(fields));
+  }
+
+  /** Returns a builder. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Connects and logs in (returns at once). Rooms are joined once logged in. */
+  public void start() {
+    synchronized (lock) {
+      if (closed) {
+        throw new IllegalStateException("closed");
+      }
+      if (started) {
+        return;
+      }
+      started = true;
+      setStatusLocked(ChatStatus.of(ChatStatus.State.CONNECTING));
+    }
+    drain();
+    ddp.connect();
+    // Queued until the first connection is up. Not retried by the DDP client if the connection is
+    // lost before the answer: the reconnect hook logs in afresh instead.
+    login();
+  }
+
+  /** Returns the client's name (its thread and log name). */
+  public String name() {
+    return name;
+  }
+
+  /** Returns the current status. */
+  public ChatStatus status() {
+    synchronized (lock) {
+      return status;
+    }
+  }
+
+  /** Returns the rooms asked for at build time. */
+  public List<String> rooms() {
+    return rooms;
+  }
+
+  /** Returns the rooms whose stream the server accepted. */
+  public Set<String> joinedRooms() {
+    synchronized (lock) {
+      return Set.copyOf(joined);
+    }
+  }
+
+  /** Returns the number of messages written but not yet acknowledged. */
+  public int outboxSize() {
+    synchronized (lock) {
+      return outbox.size();
+    }
+  }
+
+  /**
+   * Returns the resume token of the current login, if any, for an app to keep (it is never
+   * logged).
+   */
+  public Optional<String> resumeToken() {
+    synchronized (lock) {
+      return Optional.ofNullable(token);
+    }
+  }
+
+  /** Returns counters for monitoring and tests. */
+  public Stats stats() {
+    synchronized (lock) {
+      return new Stats(logins, resends, malformed, catchUps);
+    }
+  }
+
+  /**
+   * Completes at the first successful login; fails if the client signs out or stops before.
+   */
+  public CompletableFuture<Void> loggedIn() {
+    return firstLogin.copy();
+  }
+
+  /**
+   * Completes when every message written so far has been acknowledged; fails if the client signs
+   * out or stops first.
+   */
+  public CompletableFuture<Void> flush() {
+    CompletableFuture<Void> f = new CompletableFuture<>();
+    synchronized (lock) {
+      if (outbox.isEmpty()) {
+        f.complete(null);
+      } else if (closed || terminal) {
+        f.completeExceptionally(new IllegalStateException("client " + status.text()));
+      } else {
+        flushWaiters.add(f);
+      }
+    }
+    return f;
+  }
+
+  /**
+   * Writes a message: it gets a fresh id, waits in the outbox while offline, and is sent (and
+   * re-sent with the same id after a failure) until the server acknowledges it, which {@link
+   * ChatListener#onSent} reports.
+   *
+   * @return the message id
+   * @throws OutboxFullException if the outbox is full
+   * @throws IllegalStateException if the client is closed or signed out
+   */
+  public String sendMessage(String rid, String text) {
+    Objects.requireNonNull(rid, "rid");
+    Objects.requireNonNull(text, "text");
+    if (rid.isEmpty()) {
+      throw new IllegalArgumentException("rid must not be empty");
+    }
+    String id = ids.next();
+    List<Outbox.Entry> toSend;
+    synchronized (lock) {
+      if (closed || terminal) {
+        throw new IllegalStateException("cannot send: client " + status.text());
+      }
+      outbox.add(new Outbox.Entry(id, rid, text));
+      toSend = loggedIn ? outbox.takeQueued() : List.of();
+    }
+    send(toSend);
+    return id;
+  }
+
+  /** Closes the connection for good. Unacknowledged messages are dropped. */
+  @Override
+  public void close() {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      loggedIn = false;
+      setStatusLocked(ChatStatus.of(ChatStatus.State.STOPPED));
+      failWaitersLocked();
+    }
+    drain();
+    ddp.close();
+  }
+
+  @Override
+  public String toString() {
+    return "ChatClient{" + name + " " + status() + "}";
+  }
+
+  // ---- login ----
+
+  private void login() {
+    Map<String, Object> params;
+    boolean resume;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      resume = token != null;
+      params = resume ? Map.of("resume", token) : passwordParams();
+    }
+    call("login", List.of(params), CallOptions.WAIT.withNoRetry(true))
+        .whenComplete((result, error) -> onLoginResult(result, error, resume));
+  }
+
+  private Map<String, Object> passwordParams() {
+    return Map.of(
+        "user", Map.of("username", username),
+        "password", Map.of("digest", passwordDigest, "algorithm", "sha-256"));
+  }
+
+  private void onLoginResult(JsonNode result, Throwable error, boolean resume) {
+    Throwable cause = unwrap(error);
+    if (cause != null) {
+      if (!(cause instanceof DdpMethodException e)
+          || DdpMethodException.INVOCATION_FAILED.equals(e.error())) {
+        // The connection went away before the answer: the reconnect hook logs in again.
+        log.debug("{}: login interrupted: {}", name, cause.toString());
+      } else if (retryable(e)) {
+        // Busy or rate-limited: try again on this connection a little later.
+        emitError("login failed, retrying: " + e.getMessage());
+        scheduler.schedule(resendDelay.multipliedBy(2), this::retryLogin);
+      } else {
+        signOut((resume ? "token refused" : "login refused") + " (" + e.getMessage() + ")");
+      }
+      return;
+    }
+    JsonNode tokenNode = result == null ? null : result.get("token");
+    if (tokenNode == null || !tokenNode.isTextual() || tokenNode.textValue().isEmpty()) {
+      signOut("login answer without a token");
+      return;
+    }
+    List<String> toJoin = new ArrayList<>();
+    List<Outbox.Entry> toSend;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      token = tokenNode.textValue();
+      loggedIn = true;
+      logins++;
+      for (String rid : rooms) {
+        if (!subscriptions.containsKey(rid) && timelines.containsKey(rid)) {
+          toJoin.add(rid);
+        }
+      }
+      toSend = outbox.takeQueued();
+      if (lastDdpStatus == null || lastDdpStatus.connected()) {
+        setStatusLocked(ChatStatus.of(ChatStatus.State.CONNECTED));
+      }
+      // Completed in the event order, so a waiter sees the status line first.
+      events.add(() -> firstLogin.complete(null));
+    }
+    drain();
+    toJoin.forEach(this::join);
+    send(toSend);
+  }
+
+  private void retryLogin() {
+    synchronized (lock) {
+      if (closed || loggedIn || lastDdpStatus == null || !lastDdpStatus.connected()) {
+        return; // logged in meanwhile, or the reconnect hook will do it
+      }
+    }
+    login();
+  }
+
+  private void emitError(String message) {
+    synchronized (lock) {
+      events.add(() -> listener.onError(message));
+    }
+    drain();
+  }
+
+  private void signOut(String reason) {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      loggedIn = false;
+      token = null;
+      setStatusLocked(new ChatStatus(ChatStatus.State.SIGNED_OUT, 0, Duration.ZERO, reason));
+      failWaitersLocked();
+    }
+    drain();
+    log.info("{}: signed out: {}", name, reason);
+    closeDdpElsewhere();
+  }
+
+  /** Closes the DDP client from a thread of its own: we may be on its event loop, which it stops. */
+  private void closeDdpElsewhere() {
+    Thread t = new Thread(ddp::close, name + "-close");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  // ---- reconnect ----
+
+  /** Runs on the DDP event loop on every reconnection, before subscriptions are re-sent. */
+  private void onReconnect() {
+    synchronized (lock) {
+      loggedIn = false;
+    }
+    // A wait call: everything issued after it, here or by the DDP client, goes out after it.
+    login();
+    List<String> rids;
+    synchronized (lock) {
+      rids = new ArrayList<>(joined);
+    }
+    for (String rid : rids) {
+      catchUp(rid);
+    }
+  }
+
+  private void catchUp(String rid) {
+    Instant since;
+    synchronized (lock) {
+      RoomTimeline t = timelines.get(rid);
+      if (t == null || closed) {
+        return;
+      }
+      t.beginCatchUp();
+      catchUps++;
+      since = t.catchUpSince(catchUpOverlap, clock.instant());
+    }
+    // noRetry: after another reconnect the hook asks again from the then newest message.
+    call(
+            "loadMissedMessages",
+            List.of(rid, Map.of("$date", since.toEpochMilli())),
+            CallOptions.DEFAULT.withNoRetry(true))
+        .whenComplete((result, error) -> onCatchUpResult(rid, result, error, "catch-up"));
+  }
+
+  private void onCatchUpResult(String rid, JsonNode result, Throwable error, String what) {
+    Throwable cause = unwrap(error);
+    List<ChatMessage> show;
+    String problem = null;
+    synchronized (lock) {
+      RoomTimeline t = timelines.get(rid);
+      if (t == null || closed) {
+        return; // nothing is shown after the client stopped
+      }
+      if (cause != null) {
+        show = t.abortCatchUp();
+        if (cause instanceof DdpMethodException e
+            && !DdpMethodException.INVOCATION_FAILED.equals(e.error())) {
+          problem = what + " of room " + rid + " failed: " + e.getMessage();
+        }
+      } else {
+        int[] bad = {0};
+        List<ChatMessage> fetched = MessageParser.parseList(result, rid, bad);
+        malformed += bad[0];
+        show = t.completeCatchUp(fetched);
+      }
+      emitMessagesLocked(show);
+      if (problem != null) {
+        String p = problem;
+        events.add(() -> listener.onError(p));
+      }
+    }
+    drain();
+  }
+
+  // ---- rooms ----
+
+  private void join(String rid) {
+    Subscription sub;
+    synchronized (lock) {
+      if (closed || subscriptions.containsKey(rid)) {
+        return;
+      }
+      RoomTimeline t = timelines.get(rid);
+      t.markJoined(clock.instant());
+      if (historyLimit > 0) {
+        // Live messages are held until the history is in, so the screen fills in order.
+        t.beginCatchUp();
+      }
+    }
+    sub = ddp.subscribe(STREAM, rid, Map.of("useCollection", false, "args", List.of()));
+    synchronized (lock) {
+      subscriptions.put(rid, sub);
+    }
+    sub.ready().whenComplete((v, error) -> onJoinResult(rid, error));
+  }
+
+  private void onJoinResult(String rid, Throwable error) {
+    Throwable cause = unwrap(error);
+    if (cause == null) {
+      synchronized (lock) {
+        if (closed) {
+          return;
+        }
+        joined.add(rid);
+      }
+      if (historyLimit > 0) {
+        List<Object> params = Arrays.asList(rid, null, historyLimit, null);
+        call("loadHistory", params, CallOptions.DEFAULT.withNoRetry(true))
+            .whenComplete((result, e) -> onCatchUpResult(rid, result, e, "history"));
+      }
+      return;
+    }
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      // The server refused the stream (not a member, no such room): forget the room.
+      timelines.remove(rid);
+      subscriptions.remove(rid);
+      events.add(() -> listener.onError("cannot join room " + rid + ": " + cause.getMessage()));
+    }
+    drain();
+  }
+
+  private void onStreamEvent(ObjectNode fields) {
+    JsonNode eventName = fields.get("eventName");
+    JsonNode args = fields.get("args");
+    String rid = eventName != null && eventName.isTextual() ? eventName.textValue() : null;
+    Optional<ChatMessage> parsed =
+        args != null && args.isArray() && args.size() > 0
+            ? MessageParser.parse(args.get(0), rid)
+            : Optional.empty();
+    synchronized (lock) {
+      if (parsed.isEmpty() || rid == null || !rid.equals(parsed.get().rid())) {
+        malformed++;
+        log.debug("{}: malformed stream event ignored", name);
+        return;
+      }
+      RoomTimeline t = timelines.get(rid);
+      if (t == null || closed) {
+        return;
+      }
+      emitMessagesLocked(t.offerLive(parsed.get()));
+    }
+    drain();
+  }
+
+  // ---- sending ----
+
+  private void send(List<Outbox.Entry> entries) {
+    for (Outbox.Entry e : entries) {
+      Map<String, Object> msg = Map.of("_id", e.id(), "rid", e.rid(), "msg", e.text());
+      call("sendMessage", List.of(msg), CallOptions.DEFAULT)
+          .whenComplete((result, error) -> onSendResult(e, error));
+    }
+  }
+
+  private void onSendResult(Outbox.Entry e, Throwable error) {
+    Throwable cause = unwrap(error);
+    boolean scheduleResend = false;
+    synchronized (lock) {
+      if (cause == null) {
+        if (outbox.acknowledge(e.id()).isPresent()) {
+          events.add(() -> listener.onSent(e.rid(), e.id()));
+        }
+      } else if (closed) {
+        return;
+      } else if (cause instanceof DdpMethodException m && !retryable(m)) {
+        outbox.reject(e.id());
+        String text = "message " + e.id() + " to room " + e.rid() + " rejected: " + m.getMessage();
+        events.add(() -> listener.onError(text));
+      } else {
+        // Lost with the connection, or refused for a while: same id again, the server ignores a
+        // second copy of a message it already has.
+        outbox.requeue(e.id());
+        resends++;
+        if (loggedIn && !resendScheduled) {
+          resendScheduled = true;
+          scheduleResend = true;
+        }
+      }
+      if (outbox.isEmpty()) {
+        List<CompletableFuture<Void>> done = new ArrayList<>(flushWaiters);
+        flushWaiters.clear();
+        events.add(() -> done.forEach(f -> f.complete(null)));
+      }
+    }
+    drain();
+    if (scheduleResend) {
+      scheduler.schedule(resendDelay, this::resendQueued);
+    }
+  }
+
+  /**
+   * Whether a server error is worth another try with the same id: the call was cut by a reconnect,
+   * or the server is busy, rate-limiting or failing for now (5xx). Anything else (not a member, bad
+   * message) is final.
+   */
+  static boolean retryable(DdpMethodException e) {
+    String code = e.error();
+    return DdpMethodException.INVOCATION_FAILED.equals(code)
+        || code.contains("too-many-requests")
+        || code.contains("too-busy")
+        || code.matches("5\\d\\d");
+  }
+
+  private void resendQueued() {
+    List<Outbox.Entry> toSend;
+    synchronized (lock) {
+      resendScheduled = false;
+      if (closed || !loggedIn) {
+        return; // the next login sends them
+      }
+      toSend = outbox.takeQueued();
+    }
+    send(toSend);
+  }
+
+  private CompletableFuture<JsonNode> call(String method, List<?> params, CallOptions options) {
+    try {
+      return ddp.call(method, params, options);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  // ---- status ----
+
+  private void onDdpStatus(DdpStatus s) {
+    boolean stopDdp = false;
+    synchronized (lock) {
+      lastDdpStatus = s;
+      if (closed) {
+        return;
+      }
+      if (!s.connected()) {
+        loggedIn = false;
+      }
+      switch (s.state()) {
+        case CONNECTING:
+          setStatusLocked(
+              new ChatStatus(ChatStatus.State.CONNECTING, s.retryCount(), Duration.ZERO, ""));
+          break;
+        case CONNECTED:
+          setStatusLocked(
+              loggedIn
+                  ? ChatStatus.of(ChatStatus.State.CONNECTED)
+                  : new ChatStatus(ChatStatus.State.CONNECTING, s.retryCount(), Duration.ZERO, ""));
+          break;
+        case WAITING:
+        case OFFLINE:
+          setStatusLocked(
+              new ChatStatus(ChatStatus.State.WAITING, s.retryCount(), retryIn(s), s.reason()));
+          break;
+        case FAILED:
+          closed = true;
+          setStatusLocked(
+              new ChatStatus(ChatStatus.State.STOPPED, s.retryCount(), Duration.ZERO, s.reason()));
+          failWaitersLocked();
+          stopDdp = true;
+          break;
+        default:
+          throw new AssertionError("Unexpected state: " + s.state());
+      }
+    }
+    drain();
+    if (stopDdp) {
+      closeDdpElsewhere();
+    }
+  }
+
+  private Duration retryIn(DdpStatus s) {
+    if (s.retryTime() == null) {
+      return Duration.ZERO;
+    }
+    Duration d = Duration.between(clock.instant(), s.retryTime());
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  private void setStatusLocked(ChatStatus next) {
+    if (terminal) {
+      return; // signed out or stopped: that is what the user must keep seeing
+    }
+    terminal = next.terminal();
+    if (next.equals(status)) {
+      return;
+    }
+    status = next;
+    events.add(() -> listener.onStatus(next));
+  }
+
+  /** Fails the waiters after the events queued so far, outside the lock (see drain). */
+  private void failWaitersLocked() {
+    IllegalStateException e = new IllegalStateException("client " + status.text());
+    List<CompletableFuture<Void>> waiters = new ArrayList<>(flushWaiters);
+    flushWaiters.clear();
+    waiters.add(firstLogin);
+    events.add(() -> waiters.forEach(f -> f.completeExceptionally(e)));
+  }
+
+  // ---- listener delivery ----
+
+  private void emitMessagesLocked(List<ChatMessage> messages) {
+    for (ChatMessage m : messages) {
+      events.add(() -> listener.onMessage(m));
+    }
+  }
+
+  /** Delivers queued events in order, outside the lock, one thread at a time. */
+  private void drain() {
+    while (true) {
+      Runnable next;
+      synchronized (lock) {
+        if (draining || events.isEmpty()) {
+          return;
+        }
+        draining = true;
+        next = events.poll();
+      }
+      try {
+        next.run();
+      } catch (RuntimeException e) {
+        log.warn("{}: listener failed", name, e);
+      } finally {
+        synchronized (lock) {
+          draining = false;
+        }
+      }
+    }
+  }
+
+  private static Throwable unwrap(Throwable t) {
+    while (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  /**
+   * Counters of one client.
+   *
+   * @param logins successful logins (the first and one per reconnect)
+   * @param resends messages queued again after a failed send
+   * @param malformed server documents ignored because of their shape
+   * @param catchUps catch-ups started after reconnects
+   */
+  public record Stats(long logins, long resends, long malformed, long catchUps) {}
+
+  /** Builds a {@link ChatClient}. Defaults are set here; each setter validates its argument. */
+  public static final class Builder {
+    private URI url;
+    private String username;
+    private String password;
+    private String token;
+    private final List<String> rooms = new ArrayList<>();
+    private ChatListener listener = ChatListener.NONE;
+    private ReconnectionManager reconnection;
+    private Backoff backoff;
+    private Duration stableAfter;
+    private int maxAttempts;
+    private Duration heartbeatInterval;
+    private Duration heartbeatTimeout;
+    private Duration connectTimeout;
+    private int outboxCapacity = 100;
+    private int historyLimit = 50;
+    private Duration catchUpOverlap = Duration.ofSeconds(2);
+    private Duration resendDelay = Duration.ofSeconds(1);
+    private Scheduler scheduler;
+    private Clock clock = Clock.systemUTC();
+    private RandomIds ids = RandomIds.secure();
+    private String name;
+
+    private Builder() {}
+
+    /** The server URL, {@code ws://host:port/websocket}. Required. */
+    public Builder url(String url) {
+      Objects.requireNonNull(url, "url");
+      URI uri;
+      try {
+        uri = URI.create(url);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("url is not a URI: " + url, e);
+      }
+      if (!"ws".equals(uri.getScheme()) && !"wss".equals(uri.getScheme())) {
+        throw new IllegalArgumentException("url must start with ws:// or wss://: " + url);
+      }
+      if (uri.getHost() == null) {
+        throw new IllegalArgumentException("url has no host: " + url);
+      }
+      this.url = uri;
+      return this;
+    }
+
+    /** The user name to log in with a password. */
+    public Builder username(String username) {
+      this.username = nonBlank("username", username);
+      return this;
+    }
+
+    /** The password (sent only as its SHA-256 digest). Conflicts with {@link #token}. */
+    public Builder password(String password) {
+      this.password = nonBlank("password", password);
+      return this;
+    }
+
+    /** A resume token to log in with instead of a password. Conflicts with {@link #password}. */
+    public Builder token(String token) {
+      this.token = nonBlank("token", token);
+      return this;
+    }
+
+    /** Adds a room to join. */
+    public Builder room(String rid) {
+      String r = nonBlank("room", rid);
+      if (!rooms.contains(r)) {
+        rooms.add(r);
+      }
+      return this;
+    }
+
+    /** Adds rooms to join. */
+    public Builder rooms(List<String> rids) {
+      Objects.requireNonNull(rids, "rooms").forEach(this::room);
+      return this;
+    }
+
+    /** Receives messages, acknowledgements, status and errors (default: none). */
+    public Builder listener(ChatListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * A reconnection manager of its own (one per client, never shared). Conflicts with {@link
+     * #backoff}, {@link #stableAfter} and {@link #maxAttempts}. Default: the DDP client's (RFC
+     * curve, stable after 10 s).
+     */
+    public Builder reconnection(ReconnectionManager manager) {
+      this.reconnection = Objects.requireNonNull(manager, "reconnection");
+      return this;
+    }
+
+    /** The backoff curve of a manager built for this client. */
+    public Builder backoff(Backoff backoff) {
+      this.backoff = Objects.requireNonNull(backoff, "backoff");
+      return this;
+    }
+
+    /** How long a connection must last before the attempt counter resets. */
+    public Builder stableAfter(Duration stableAfter) {
+      this.stableAfter = nonNegative("stableAfter", stableAfter);
+      return this;
+    }
+
+    /** Give up (status STOPPED) after this many failed attempts in a row; 0 never gives up. */
+    public Builder maxAttempts(int maxAttempts) {
+      if (maxAttempts < 0) {
+        throw new IllegalArgumentException("maxAttempts must not be negative: " + maxAttempts);
+      }
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /** Ping after this long without traffic (default: the DDP client's). */
+    public Builder heartbeatInterval(Duration interval) {
+      this.heartbeatInterval = positive("heartbeatInterval", interval);
+      return this;
+    }
+
+    /** Declare the connection dead this long after an unanswered ping (default: the DDP client's). */
+    public Builder heartbeatTimeout(Duration timeout) {
+      this.heartbeatTimeout = positive("heartbeatTimeout", timeout);
+      return this;
+    }
+
+    /** Give up on a dial after this long (default: the DDP client's). */
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = positive("connectTimeout", timeout);
+      return this;
+    }
+
+    /** How many unacknowledged messages may wait (default 100). */
+    public Builder outboxCapacity(int capacity) {
+      if (capacity < 1 || capacity > 100_000) {
+        throw new IllegalArgumentException("outboxCapacity must be in 1..100000: " + capacity);
+      }
+      this.outboxCapacity = capacity;
+      return this;
+    }
+
+    /** How many past messages per room to show on joining; 0 for none (default 50). */
+    public Builder historyLimit(int limit) {
+      if (limit < 0 || limit > 1_000) {
+        throw new IllegalArgumentException("historyLimit must be in 0..1000: " + limit);
+      }
+      this.historyLimit = limit;
+      return this;
+    }
+
+    /**
+     * How far before the newest message shown a catch-up starts (default 2 s): messages stored
+     * concurrently may carry slightly older time stamps; duplicates are dropped by id.
+     */
+    public Builder catchUpOverlap(Duration overlap) {
+      this.catchUpOverlap = nonNegative("catchUpOverlap", overlap);
+      return this;
+    }
+
+    /** How long to wait before re-sending a message whose send failed while online (default 1 s). */
+    public Builder resendDelay(Duration delay) {
+      this.resendDelay = positive("resendDelay", delay);
+      return this;
+    }
+
+    /** The scheduler for timers, passed on to the DDP client (default: the shared one). */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** The wall clock, for catch-up times and "retry in" (default: the system's). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The source of message ids (default: a secure random one). */
+    public Builder ids(RandomIds ids) {
+      this.ids = Objects.requireNonNull(ids, "ids");
+      return this;
+    }
+
+    /** Names the client in thread names and logs. */
+    public Builder name(String name) {
+      this.name = nonBlank("name", name);
+      return this;
+    }
+
+    /**
+     * Returns the client, not started.
+     *
+     * @throws IllegalStateException if the url is missing, if neither or both of password and token
+     *     are set, if a password has no user name, or if a manager is combined with backoff settings
+     */
+    public ChatClient build() {
+      if (url == null) {
+        throw new IllegalStateException("url is required");
+      }
+      if (password == null && token == null) {
+        throw new IllegalStateException("a password or a token is required");
+      }
+      if (password != null && token != null) {
+        throw new IllegalStateException("set a password or a token, not both");
+      }
+      if (password != null && username == null) {
+        throw new IllegalStateException("a password needs a username");
+      }
+      if (reconnection != null && (backoff != null || stableAfter != null || maxAttempts > 0)) {
+        throw new IllegalStateException(
+            "reconnection conflicts with backoff, stableAfter and maxAttempts: configure the manager");
+      }
+      return new ChatClient(this);
+    }
+
+    private ReconnectionManager reconnection() {
+      if (reconnection != null) {
+        return reconnection;
+      }
+      if (backoff == null && stableAfter == null && maxAttempts == 0) {
+        return null;
+      }
+      ReconnectionManager.Builder rb = ReconnectionManager.builder().maxAttempts(maxAttempts);
+      if (backoff != null) {
+        rb.backoff(backoff);
+      }
+      if (stableAfter != null) {
+        rb.stableAfter(stableAfter);
+      }
+      if (scheduler != null) {
+        rb.scheduler(scheduler);
+      }
+      if (name != null) {
+        rb.name(name);
+      }
+      return rb.build();
+    }
+
+    private static String nonBlank(String field, String value) {
+      if (value == null || value.isBlank()) {
+        throw new IllegalArgumentException(field + " must not be blank");
+      }
+      return value;
+    }
+
+    private static Duration positive(String field, Duration d) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(field + " must be positive: " + d);
+      }
+      return d;
+    }
+
+    private static Duration nonNegative(String field, Duration d) {
+      if (d == null || d.isNegative()) {
+        throw new IllegalArgumentException(field + " must not be negative: " + d);
+      }
+      return d;
+    }
+  }
+}

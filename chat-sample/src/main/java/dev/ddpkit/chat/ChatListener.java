@@ -1,0 +1,23 @@
+package dev.ddpkit.chat;
+
+/**
+ * Receives what a {@link ChatClient} sees. Calls for one client never overlap and come in order
+ * (messages of a room in time-stamp order, each once); they are never made while the client holds
+ * a lock, so a listener may call back into the client.
+ */
+public interface ChatListener {
+  /** A listener that ignores everything. */
+  ChatListener NONE = new ChatListener() {};
+
+  /** A message to show: live, from the initial history, or caught up after a reconnect. */
+  default void onMessage(ChatMessage message) {}
+
+  /** The server acknowledged a message this client sent. */
+  default void onSent(String rid, String id) {}
+
+  /** The connection status changed. */
+  default void onStatus(ChatStatus status) {}
+
+  /** Something the user should know went wrong (a room refused, a message rejected). */
+  default void onError(String message) {}
+}

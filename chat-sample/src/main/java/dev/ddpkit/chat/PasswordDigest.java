@@ -1,0 +1,24 @@
+package dev.ddpkit.chat;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Objects;
+
+/** The password digest Meteor's accounts expect: lowercase hex SHA-256 of the UTF-8 password. */
+public final class PasswordDigest {
+  private PasswordDigest() {}
+
+  /** Returns the lowercase hex SHA-256 of {@code password}. */
+  public static String sha256Hex(String password) {
+    Objects.requireNonNull(password, "password");
+    try {
+      byte[] hash =
+          MessageDigest.getInstance("SHA-256").digest(password.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(hash);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every JVM", e);
+    }
+  }
+}

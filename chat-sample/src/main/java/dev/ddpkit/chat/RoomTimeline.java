@@ -1,0 +1,179 @@
+package dev.ddpkit.chat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The ordering and deduplication of one room's messages, with no I/O: it decides which messages to
+ * show and in which order. Not thread-safe; the {@link ChatClient} guards it with its lock.
+ *
+ * <p>Live messages are shown at once, each id once. While a catch-up ({@code loadHistory} or
+ * {@code loadMissedMessages}) is outstanding, live messages are held back; when the last catch-up
+ * ends, what it fetched and what was held are shown together, in time-stamp order, minus anything
+ * already shown. So a reconnect never shows a message twice nor out of order.
+ */
+public final class RoomTimeline {
+  /** Orders messages by time stamp, then id, so equal time stamps still have one order. */
+  public static final Comparator<ChatMessage> ORDER =
+      Comparator.comparing(ChatMessage::ts).thenComparing(ChatMessage::id);
+
+  private final String rid;
+  private final int maxSeenIds;
+  private final int maxHeld;
+  // Insertion-ordered so the oldest ids are forgotten first: memory stays bounded.
+  private final LinkedHashMap<String, Boolean> seen;
+  private final Map<String, ChatMessage> held = new LinkedHashMap<>();
+  private int pendingCatchUps;
+  private Instant lastSeen;
+
+  /**
+   * Creates an empty timeline.
+   *
+   * @param rid the room id
+   * @param maxSeenIds how many shown ids to remember for deduplication (older ones are forgotten)
+   * @param maxHeld how many live messages to hold back during a catch-up before showing them anyway
+   */
+  public RoomTimeline(String rid, int maxSeenIds, int maxHeld) {
+    this.rid = Objects.requireNonNull(rid, "rid");
+    if (maxSeenIds < 1) {
+      throw new IllegalArgumentException("maxSeenIds must be positive: " + maxSeenIds);
+    }
+    if (maxHeld < 0) {
+      throw new IllegalArgumentException("maxHeld must not be negative: " + maxHeld);
+    }
+    this.maxSeenIds = maxSeenIds;
+    this.maxHeld = maxHeld;
+    this.seen =
+        new LinkedHashMap<>() {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > RoomTimeline.this.maxSeenIds;
+          }
+        };
+  }
+
+  /** Returns the room id. */
+  public String rid() {
+    return rid;
+  }
+
+  /** Returns the newest time stamp shown (or set by {@link #markJoined}), if any. */
+  public Optional<Instant> lastSeen() {
+    return Optional.ofNullable(lastSeen);
+  }
+
+  /**
+   * Returns where a catch-up should start: {@link #lastSeen()} minus {@code overlap} (messages
+   * inserted concurrently may carry a slightly older time stamp than one already shown), or {@code
+   * fallback} if nothing was seen.
+   */
+  public Instant catchUpSince(Duration overlap, Instant fallback) {
+    return lastSeen == null ? fallback : lastSeen.minus(overlap);
+  }
+
+  /** Records that the room was joined at {@code at}, if nothing newer was seen. */
+  public void markJoined(Instant at) {
+    advance(at);
+  }
+
+  /** Returns whether a catch-up is outstanding. */
+  public boolean catchingUp() {
+    return pendingCatchUps > 0;
+  }
+
+  /** Returns how many live messages are held back. */
+  public int heldCount() {
+    return held.size();
+  }
+
+  /** Returns whether a message with this id was shown. */
+  public boolean shown(String id) {
+    return seen.containsKey(id);
+  }
+
+  /** Starts a catch-up: live messages are held until it ends. */
+  public void beginCatchUp() {
+    pendingCatchUps++;
+  }
+
+  /**
+   * Offers a live message (from the stream). Returns what to show now: the message if it is new
+   * and no catch-up is outstanding, nothing otherwise.
+   */
+  public List<ChatMessage> offerLive(ChatMessage message) {
+    checkRoom(message);
+    if (seen.containsKey(message.id())) {
+      return List.of();
+    }
+    if (pendingCatchUps > 0 && held.size() < maxHeld) {
+      held.putIfAbsent(message.id(), message);
+      return List.of();
+    }
+    return List.of(show(message));
+  }
+
+  /**
+   * Ends one catch-up with what it fetched (any order). Returns what to show now, in order: nothing
+   * if another catch-up is still outstanding (the fetched messages are held with the rest).
+   */
+  public List<ChatMessage> completeCatchUp(List<ChatMessage> fetched) {
+    for (ChatMessage m : fetched) {
+      checkRoom(m);
+      if (!seen.containsKey(m.id())) {
+        held.putIfAbsent(m.id(), m);
+      }
+    }
+    return endCatchUp();
+  }
+
+  /** Ends one catch-up that failed. Returns the held messages to show now, in order. */
+  public List<ChatMessage> abortCatchUp() {
+    return endCatchUp();
+  }
+
+  private List<ChatMessage> endCatchUp() {
+    if (pendingCatchUps > 0) {
+      pendingCatchUps--;
+    }
+    if (pendingCatchUps > 0 || held.isEmpty()) {
+      return List.of();
+    }
+    List<ChatMessage> out = new ArrayList<>(held.values());
+    held.clear();
+    out.sort(ORDER);
+    List<ChatMessage> shown = new ArrayList<>(out.size());
+    for (ChatMessage m : out) {
+      if (!seen.containsKey(m.id())) {
+        shown.add(show(m));
+      }
+    }
+    return shown;
+  }
+
+  private ChatMessage show(ChatMessage m) {
+    seen.put(m.id(), Boolean.TRUE);
+    advance(m.ts());
+    return m;
+  }
+
+  private void advance(Instant ts) {
+    if (lastSeen == null || ts.isAfter(lastSeen)) {
+      lastSeen = ts;
+    }
+  }
+
+  private void checkRoom(ChatMessage m) {
+    if (!rid.equals(m.rid())) {
+      throw new IllegalArgumentException("message of room " + m.rid() + " offered to " + rid);
+    }
+  }
+}

@@ -1,0 +1,318 @@
+package dev.ddpkit.chat.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatListener;
+import dev.ddpkit.chat.ChatMessage;
+import dev.ddpkit.chat.ChatStatus;
+import dev.ddpkit.chat.OutboxFullException;
+import dev.ddpkit.reconnect.Backoff;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The {@code chat} command: a terminal chat client. Each line of standard input is sent to the first
+ * room; at the end of input it waits until every message is acknowledged, then exits 0. With {@code
+ * --json} it prints one JSON object per line for scripts and tests.
+ */
+public final class ChatCommand {
+  static final String USAGE =
+      "usage: chat --url ws://127.0.0.1:3000/websocket --user NAME (--password PW | --token T)\n"
+          + "            --room R [--room R2 ...] [--json] [--history N]\n"
+          + "            [--backoff rfc|full-jitter|fixed] [--base-ms N] [--max-ms N] [--stable-ms N]\n"
+          + "            [--heartbeat-ms N] [--heartbeat-timeout-ms N]";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final DateTimeFormatter CLOCK =
+      DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT).withZone(ZoneId.systemDefault());
+
+  private ChatCommand() {}
+
+  /**
+   * Runs the command.
+   *
+   * @return 0 when all input was sent and acknowledged, 1 if the client signed out or stopped, 2 on
+   *     bad arguments
+   */
+  public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
+    Options o;
+    try {
+      o = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      err.println("chat: " + e.getMessage());
+      err.println(USAGE);
+      return 2;
+    }
+    Printer printer = o.json ? new JsonPrinter(out) : new TextPrinter(out);
+    ChatClient client;
+    try {
+      client = o.client(printer);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      err.println("chat: " + e.getMessage());
+      err.println(USAGE);
+      return 2;
+    }
+    try (client) {
+      client.start();
+      String room = o.rooms.get(0);
+      BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+      String line;
+      while ((line = reader.readLine()) != null) {
+        if (line.isBlank()) {
+          continue;
+        }
+        if (!send(client, room, line)) {
+          return 1;
+        }
+      }
+      // End of input: make sure we were heard, then leave.
+      await(client.loggedIn());
+      await(client.flush());
+      return 0;
+    } catch (IOException e) {
+      err.println("chat: cannot read input: " + e.getMessage());
+      return 1;
+    } catch (ExecutionException e) {
+      // Signed out or stopped: the listener already printed why.
+      return 1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 1;
+    }
+  }
+
+  /** Sends one line, waiting for room in the outbox if it is full; false if the client stopped. */
+  private static boolean send(ChatClient client, String room, String text)
+      throws InterruptedException, ExecutionException {
+    while (true) {
+      try {
+        client.sendMessage(room, text);
+        return true;
+      } catch (OutboxFullException e) {
+        await(client.flush());
+      } catch (IllegalStateException e) {
+        return false;
+      }
+    }
+  }
+
+  private static void await(CompletableFuture<Void> f)
+      throws InterruptedException, ExecutionException {
+    f.get();
+  }
+
+  /** Parsed command line. */
+  static final class Options {
+    String url = "ws://127.0.0.1:3000/websocket";
+    String user;
+    String password;
+    String token;
+    final List<String> rooms = new ArrayList<>();
+    boolean json;
+    int history = 20;
+    String backoff = "rfc";
+    Long baseMs;
+    Long maxMs;
+    Long stableMs;
+    Long heartbeatMs;
+    Long heartbeatTimeoutMs;
+
+    static Options parse(String[] args) {
+      Options o = new Options();
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        switch (a) {
+          case "--json" -> o.json = true;
+          case "--url" -> o.url = value(args, ++i, a);
+          case "--user" -> o.user = value(args, ++i, a);
+          case "--password" -> o.password = value(args, ++i, a);
+          case "--token" -> o.token = value(args, ++i, a);
+          case "--room" -> o.rooms.add(value(args, ++i, a));
+          case "--history" -> o.history = (int) number(args, ++i, a, 0, 1_000);
+          case "--backoff" -> o.backoff = value(args, ++i, a);
+          case "--base-ms" -> o.baseMs = number(args, ++i, a, 1, 3_600_000);
+          case "--max-ms" -> o.maxMs = number(args, ++i, a, 1, 3_600_000);
+          case "--stable-ms" -> o.stableMs = number(args, ++i, a, 0, 3_600_000);
+          case "--heartbeat-ms" -> o.heartbeatMs = number(args, ++i, a, 1, 3_600_000);
+          case "--heartbeat-timeout-ms" ->
+              o.heartbeatTimeoutMs = number(args, ++i, a, 1, 3_600_000);
+          default -> throw new IllegalArgumentException("unknown argument: " + a);
+        }
+      }
+      if (o.rooms.isEmpty()) {
+        throw new IllegalArgumentException("--room is required");
+      }
+      if (o.user == null && o.password != null) {
+        throw new IllegalArgumentException("--user is required with --password");
+      }
+      if (o.password == null && o.token == null) {
+        throw new IllegalArgumentException("--password or --token is required");
+      }
+      if (!List.of("rfc", "full-jitter", "fixed").contains(o.backoff)) {
+        throw new IllegalArgumentException("--backoff must be rfc, full-jitter or fixed: " + o.backoff);
+      }
+      if (o.backoff.equals("rfc") && (o.baseMs != null || o.maxMs != null)) {
+        throw new IllegalArgumentException("--backoff rfc has a fixed curve: no --base-ms/--max-ms");
+      }
+      if (o.backoff.equals("fixed") && o.maxMs != null) {
+        throw new IllegalArgumentException("--backoff fixed takes --base-ms (the interval), no --max-ms");
+      }
+      return o;
+    }
+
+    Backoff backoffCurve() {
+      return switch (backoff) {
+        case "rfc" -> Backoff.rfc();
+        case "full-jitter" ->
+            Backoff.fullJitter(
+                Duration.ofMillis(baseMs != null ? baseMs : 500),
+                Duration.ofMillis(maxMs != null ? maxMs : 30_000));
+        case "fixed" -> Backoff.fixed(Duration.ofMillis(baseMs != null ? baseMs : 5_000));
+        default -> throw new AssertionError("Unexpected backoff: " + backoff);
+      };
+    }
+
+    ChatClient client(ChatListener listener) {
+      ChatClient.Builder b =
+          ChatClient.builder()
+              .url(url)
+              .rooms(rooms)
+              .historyLimit(history)
+              .backoff(backoffCurve())
+              .listener(listener)
+              .name("chat-" + (user != null ? user : "token"));
+      if (user != null) {
+        b.username(user);
+      }
+      if (password != null) {
+        b.password(password);
+      }
+      if (token != null) {
+        b.token(token);
+      }
+      if (stableMs != null) {
+        b.stableAfter(Duration.ofMillis(stableMs));
+      }
+      if (heartbeatMs != null) {
+        b.heartbeatInterval(Duration.ofMillis(heartbeatMs));
+      }
+      if (heartbeatTimeoutMs != null) {
+        b.heartbeatTimeout(Duration.ofMillis(heartbeatTimeoutMs));
+      }
+      return b.build();
+    }
+
+    private static String value(String[] args, int i, String flag) {
+      if (i >= args.length) {
+        throw new IllegalArgumentException(flag + " needs a value");
+      }
+      return args[i];
+    }
+
+    private static long number(String[] args, int i, String flag, long min, long max) {
+      String v = value(args, i, flag);
+      long n;
+      try {
+        n = Long.parseLong(v);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(flag + " must be a number: " + v);
+      }
+      if (n < min || n > max) {
+        throw new IllegalArgumentException(flag + " must be in " + min + ".." + max + ": " + n);
+      }
+      return n;
+    }
+  }
+
+  /** Where the client's events go. */
+  private interface Printer extends ChatListener {}
+
+  /** One JSON object per line. */
+  private static final class JsonPrinter implements Printer {
+    private final PrintStream out;
+
+    JsonPrinter(PrintStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public void onMessage(ChatMessage m) {
+      ObjectNode n = JSON.createObjectNode();
+      n.put("event", "message").put("rid", m.rid()).put("id", m.id()).put("user", m.user());
+      n.put("text", m.text()).put("ts", m.ts().toEpochMilli());
+      print(n);
+    }
+
+    @Override
+    public void onSent(String rid, String id) {
+      print(JSON.createObjectNode().put("event", "sent").put("rid", rid).put("id", id));
+    }
+
+    @Override
+    public void onStatus(ChatStatus s) {
+      ObjectNode n = JSON.createObjectNode();
+      n.put("event", "status").put("status", s.state().name().toLowerCase(Locale.ROOT).replace('_', '-'));
+      n.put("attempt", s.attempt()).put("retryInMs", s.retryIn().toMillis());
+      if (!s.reason().isEmpty()) {
+        n.put("reason", s.reason());
+      }
+      print(n);
+    }
+
+    @Override
+    public void onError(String message) {
+      print(JSON.createObjectNode().put("event", "error").put("message", message));
+    }
+
+    private void print(ObjectNode n) {
+      synchronized (out) {
+        out.println(n.toString());
+        out.flush();
+      }
+    }
+  }
+
+  /** Lines for a person: "10:00:01 #general <alice> hi", status changes as "-- ...". */
+  private static final class TextPrinter implements Printer {
+    private final PrintStream out;
+
+    TextPrinter(PrintStream out) {
+      this.out = out;
+    }
+
+    @Override
+    public void onMessage(ChatMessage m) {
+      print(CLOCK.format(m.ts()) + " #" + m.rid() + " <" + m.user() + "> " + m.text());
+    }
+
+    @Override
+    public void onStatus(ChatStatus s) {
+      print("-- " + s.text());
+    }
+
+    @Override
+    public void onError(String message) {
+      print("!! " + message);
+    }
+
+    private void print(String line) {
+      synchronized (out) {
+        out.println(line);
+        out.flush();
+      }
+    }
+  }
+}

@@ -1,0 +1,100 @@
+package dev.ddpkit.chat.demo;
+
+import java.io.PrintStream;
+
+/**
+ * The {@code demo} command: 200 clients, a hard server restart, and the accounting, in under a
+ * minute. Exits non-zero if a message was lost or duplicated or a client did not recover.
+ */
+public final class DemoCommand {
+  static final String USAGE =
+      "usage: demo [--clients 200] [--rooms 4] [--accept-rate 100] [--down-ms 3000]\n"
+          + "            [--rate 40] [--before-kill-ms 3000] [--after-restart-ms 3000]"
+          + " [--bucket-ms 500] [--seed 1]\n"
+          + "            [--backoff rfc|full-jitter]  (default rfc; full-jitter is 200 ms..5 s)";
+
+  private DemoCommand() {}
+
+  /** Runs the demo; returns 0 if nothing was lost or duplicated, 1 if something was, 2 on usage. */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    Options o;
+    try {
+      o = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      err.println("demo: " + e.getMessage());
+      err.println(USAGE);
+      return 2;
+    }
+    try {
+      return new Demo(o, out).run();
+    } catch (Exception e) {
+      err.println("demo: failed: " + e);
+      return 1;
+    }
+  }
+
+  /** The demo's settings. */
+  static final class Options {
+    int clients = 200;
+    int rooms = 4;
+    int acceptRate = 100;
+    long downMs = 3_000;
+    double ratePerSecond = 40;
+    long beforeKillMs = 3_000;
+    long afterRestartMs = 3_000;
+    long bucketMs = 500;
+    long seed = 1;
+    boolean rfc = true;
+
+    static Options parse(String[] args) {
+      Options o = new Options();
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException(
+              a.startsWith("--") ? a + " needs a value" : "unknown argument: " + a);
+        }
+        if (a.equals("--backoff")) {
+          String b = args[++i];
+          if (!b.equals("rfc") && !b.equals("full-jitter")) {
+            throw new IllegalArgumentException("--backoff must be full-jitter or rfc: " + b);
+          }
+          o.rfc = b.equals("rfc");
+          continue;
+        }
+        long v = number(a, args[++i]);
+        switch (a) {
+          case "--clients" -> o.clients = (int) range(a, v, 1, 5_000);
+          case "--rooms" -> o.rooms = (int) range(a, v, 1, 1_000);
+          case "--accept-rate" -> o.acceptRate = (int) range(a, v, 0, 100_000);
+          case "--down-ms" -> o.downMs = range(a, v, 0, 600_000);
+          case "--rate" -> o.ratePerSecond = range(a, v, 1, 10_000);
+          case "--before-kill-ms" -> o.beforeKillMs = range(a, v, 0, 600_000);
+          case "--after-restart-ms" -> o.afterRestartMs = range(a, v, 0, 600_000);
+          case "--bucket-ms" -> o.bucketMs = range(a, v, 10, 60_000);
+          case "--seed" -> o.seed = v;
+          default -> throw new IllegalArgumentException("unknown argument: " + a);
+        }
+      }
+      if (o.rooms > o.clients) {
+        throw new IllegalArgumentException("--rooms must not exceed --clients");
+      }
+      return o;
+    }
+
+    private static long number(String flag, String v) {
+      try {
+        return Long.parseLong(v);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(flag + " must be a number: " + v);
+      }
+    }
+
+    private static long range(String flag, long v, long min, long max) {
+      if (v < min || v > max) {
+        throw new IllegalArgumentException(flag + " must be in " + min + ".." + max + ": " + v);
+      }
+      return v;
+    }
+  }
+}

@@ -1,0 +1,657 @@
+package dev.ddpkit.chat.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An embedded Rocket.Chat-compatible chat server speaking DDP v1 over WebSocket at
+ * {@code /websocket}: password and resume-token login, {@code sendMessage} (idempotent by the
+ * client's {@code _id}), {@code loadHistory}, {@code loadMissedMessages}, and the
+ * {@code stream-room-messages} stream, with server pings, admission control and a graceful
+ * drain. Messages, users, rooms and (hashed) tokens live in an MVStore file in the data
+ * directory, and every answer is sent only once what it acknowledges is on disk, so a new server
+ * on the same directory (and port) carries on after {@link #stop()} or {@link #kill()}.
+ *
+ * <p>It is the backend of the demo and the fake server of the end-to-end tests, hence the admin
+ * methods, the test hooks and {@link #stats()}.
+ */
+public final class ChatServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(ChatServer.class);
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+  private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+  /** Period of the work-around for Java-WebSocket's lost write wakeup, see Endpoint. */
+  private static final long WRITE_KICK_MILLIS = 10;
+
+  private enum State { NEW, STARTING, RUNNING, STOPPING, TERMINATED }
+
+  private final Builder cfg;
+  private final String threadPrefix;
+  private final Secrets secrets = new Secrets();
+  private final Counters counters = new Counters();
+  private final Object lock = new Object();
+  private final CountDownLatch terminated = new CountDownLatch(1);
+  private State state = State.NEW;
+  private volatile ChatStore store;
+  private volatile DdpHandler handler;
+  private volatile Endpoint endpoint;
+  private volatile ScheduledExecutorService timer;
+  private volatile int boundPort = -1;
+
+  private ChatServer(Builder b) {
+    this.cfg = b.copy();
+    this.threadPrefix = "chat-server-" + INSTANCES.incrementAndGet() + "-";
+  }
+
+  /** A builder with every default set; only {@link Builder#dataDir(Path)} is required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  // ------------------------------------------------------------------ lifecycle
+
+  /**
+   * Opens the store and starts listening; returns once the port is bound.
+   *
+   * @throws IllegalStateException if already started, or if the store or port cannot be opened
+   */
+  public void start() {
+    synchronized (lock) {
+      if (state != State.NEW) {
+        throw new IllegalStateException("server can be started once; it is " + state);
+      }
+      state = State.STARTING;
+    }
+    try {
+      Files.createDirectories(cfg.dataDir);
+      ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread th = new Thread(r, threadPrefix + "timer");
+        th.setDaemon(true);
+        return th;
+      });
+      timer = t;
+      store = ChatStore.open(cfg.dataDir, threadPrefix + "store", cfg.clock, this::onDurable);
+      DdpHandler h = new DdpHandler(store, secrets, counters, cfg, t);
+      handler = h;
+      Endpoint ep = new Endpoint(new InetSocketAddress(cfg.host, cfg.port), cfg.workers,
+          cfg.maxFrameBytes, h, threadPrefix);
+      h.attach(ep);
+      endpoint = ep;
+      ep.startAndAwait(10_000);
+      boundPort = ep.getPort();
+      long tick = Math.max(5, Math.min(1000,
+          Math.min(cfg.heartbeatInterval.toMillis(), cfg.heartbeatTimeout.toMillis()) / 4));
+      t.scheduleWithFixedDelay(h::heartbeat, tick, tick, TimeUnit.MILLISECONDS);
+      t.scheduleWithFixedDelay(ep::flushStalledWrites, WRITE_KICK_MILLIS, WRITE_KICK_MILLIS,
+          TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      abortStart();
+      throw new IllegalStateException("cannot start the chat server: " + e, e);
+    }
+    synchronized (lock) {
+      state = State.RUNNING;
+    }
+    log.info("chat server listening on {} (data in {})", url(), cfg.dataDir);
+  }
+
+  private void abortStart() {
+    Endpoint ep = endpoint;
+    if (ep != null) {
+      try {
+        ep.stopAndJoin(1000);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    ScheduledExecutorService t = timer;
+    if (t != null) {
+      t.shutdownNow();
+    }
+    ChatStore s = store;
+    if (s != null) {
+      s.close();
+    }
+    synchronized (lock) {
+      state = State.TERMINATED;
+    }
+    terminated.countDown();
+  }
+
+  private void onDurable(List<ObjectNode> messages) {
+    DdpHandler h = handler;
+    if (h != null) {
+      h.broadcast(messages);
+    } else {
+      counters.messagesStored.addAndGet(messages.size());
+    }
+  }
+
+  /** The port the server listens on (the real one when built with port 0). */
+  public int port() {
+    int p = boundPort;
+    if (p < 0) {
+      throw new IllegalStateException("server is not started");
+    }
+    return p;
+  }
+
+  /** The WebSocket URL clients dial, such as {@code ws://127.0.0.1:3000/websocket}. */
+  public String url() {
+    String h = cfg.host;
+    if (h.equals("0.0.0.0") || h.equals("::")) {
+      h = "127.0.0.1";
+    } else if (h.contains(":")) {
+      h = "[" + h + "]";
+    }
+    return "ws://" + h + ":" + port() + Endpoint.PATH;
+  }
+
+  /**
+   * Graceful drain: turns new connections away (1012 with a {@code retry-after} hint), closes
+   * the open ones with 1012 "service restart" in batches spread over the drain period, then
+   * stops listening, stops every thread and closes the store. Idempotent; blocks until done.
+   */
+  public void stop() {
+    if (!beginShutdown()) {
+      return;
+    }
+    try {
+      long drainMillis = cfg.drainPeriod.toMillis();
+      handler.mode(DdpHandler.Mode.DRAINING, Math.max(1000, drainMillis));
+      drain(drainMillis);
+      awaitNoConnections(2000);
+      endpoint.stopAndJoin(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      stopTimer();
+      store.close();
+      finishShutdown();
+    }
+    log.info("chat server on port {} stopped", boundPort);
+  }
+
+  /**
+   * Hard stop, for tests and the demo: drops every TCP connection with no close frame, stops
+   * listening and closes the store without any further write. Whatever was acknowledged is
+   * already on disk. Idempotent; blocks until done.
+   */
+  public void kill() {
+    if (!beginShutdown()) {
+      return;
+    }
+    try {
+      handler.mode(DdpHandler.Mode.KILLED, 0);
+      handler.sessions().forEach(s -> DdpHandler.dropAbruptly(s.conn));
+      endpoint.stopAndJoin(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      stopTimer();
+      store.closeImmediately();
+      finishShutdown();
+    }
+    log.info("chat server on port {} killed", boundPort);
+  }
+
+  /** Same as {@link #stop()}. */
+  @Override
+  public void close() {
+    stop();
+  }
+
+  private boolean beginShutdown() {
+    synchronized (lock) {
+      switch (state) {
+        case NEW:
+          state = State.TERMINATED;
+          terminated.countDown();
+          return false;
+        case RUNNING:
+          state = State.STOPPING;
+          return true;
+        case STARTING:
+        case STOPPING:
+        case TERMINATED:
+          break;
+        default:
+          throw new AssertionError("Unexpected state: " + state);
+      }
+    }
+    try {
+      terminated.await(); // another thread is starting or stopping it: wait for that
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return false;
+  }
+
+  private void finishShutdown() {
+    synchronized (lock) {
+      state = State.TERMINATED;
+    }
+    terminated.countDown();
+  }
+
+  private void drain(long drainMillis) throws InterruptedException {
+    List<Session> open = handler.sessions();
+    String reason = "service restart; retry-after=" + Math.max(1000, drainMillis);
+    if (open.isEmpty()) {
+      return;
+    }
+    int batches = (int) Math.max(1, Math.min(open.size(), drainMillis / 50));
+    long step = drainMillis / batches;
+    CountDownLatch done = new CountDownLatch(batches);
+    for (int i = 0; i < batches; i++) {
+      int from = (int) ((long) open.size() * i / batches);
+      int to = (int) ((long) open.size() * (i + 1) / batches);
+      List<Session> batch = open.subList(from, to);
+      timer.schedule(() -> {
+        try {
+          batch.forEach(s -> handler.closeGracefully(s, 1012, reason));
+        } finally {
+          done.countDown();
+        }
+      }, step * i, TimeUnit.MILLISECONDS);
+    }
+    if (!done.await(drainMillis + 5000, TimeUnit.MILLISECONDS)) {
+      log.warn("drain batches did not all run in time");
+    }
+  }
+
+  private void awaitNoConnections(long timeoutMillis) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    while (handler.currentConnections() > 0 && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
+  }
+
+  private void stopTimer() {
+    ScheduledExecutorService t = timer;
+    t.shutdownNow();
+    try {
+      if (!t.awaitTermination(2, TimeUnit.SECONDS)) {
+        log.warn("timer thread did not stop in 2 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // ------------------------------------------------------------------ admin API
+
+  /**
+   * Creates a user with a password (stored as a salted hash of its SHA-256 digest); returns the
+   * new user's id.
+   *
+   * @throws IllegalArgumentException if the username is malformed or taken
+   */
+  public String createUser(String username, String password) {
+    requireName("username", username);
+    if (password == null || password.isEmpty()) {
+      throw new IllegalArgumentException("password must not be empty");
+    }
+    ChatStore s = runningStore();
+    ObjectNode user = Frames.object();
+    String id = secrets.newId();
+    user.put("_id", id);
+    user.put("username", username);
+    user.put("password", secrets.hashDigest(Secrets.sha256Hex(password)));
+    user.put("createdAt", cfg.clock.millis());
+    await(s.createUser(username, user));
+    return id;
+  }
+
+  /**
+   * Creates a room with the given members (existing usernames).
+   *
+   * @throws IllegalArgumentException if the id is malformed, the room exists or a member does not
+   */
+  public void createRoom(String rid, String... members) {
+    requireName("rid", rid);
+    Objects.requireNonNull(members, "members");
+    ChatStore s = runningStore();
+    List<String> names = new ArrayList<>();
+    for (String m : members) {
+      requireName("member", m);
+      if (s.user(m) == null) {
+        throw new IllegalArgumentException("no such user: " + m);
+      }
+      names.add(m);
+    }
+    await(s.createRoom(rid, names));
+  }
+
+  /**
+   * Seeds the demo data when the database has no user yet: users alice, bob and carol (passwords
+   * {@code alice-pw}, {@code bob-pw}, {@code carol-pw}) in room {@code general}.
+   *
+   * @return true if it seeded, false if the database already had users
+   */
+  public boolean seedDemo() {
+    if (!runningStore().hasNoUsers()) {
+      return false;
+    }
+    for (String u : List.of("alice", "bob", "carol")) {
+      createUser(u, u + "-pw");
+    }
+    createRoom("general", "alice", "bob", "carol");
+    return true;
+  }
+
+  /**
+   * For tests: issues a resume token for a user, stored (hashed) like one from a password login,
+   * with the configured time to live.
+   */
+  public String issueToken(String username) {
+    ChatStore s = runningStore();
+    ObjectNode user = username == null ? null : s.user(username);
+    if (user == null) {
+      throw new IllegalArgumentException("no such user: " + username);
+    }
+    String token = secrets.newToken();
+    long now = cfg.clock.millis();
+    ObjectNode record = Frames.object();
+    record.put("userId", Frames.text(user, "_id"));
+    record.put("username", username);
+    record.put("created", now);
+    record.put("expires", now + cfg.tokenTtl.toMillis());
+    await(s.putToken(Secrets.tokenKey(token), record));
+    return token;
+  }
+
+  /** For tests: the number of messages stored in a room (0 for an unknown room). */
+  public long messageCount(String rid) {
+    return runningStore().messageCount(rid);
+  }
+
+  private ChatStore runningStore() {
+    synchronized (lock) {
+      if (state != State.RUNNING) {
+        throw new IllegalStateException("server is not running: " + state);
+      }
+    }
+    return store;
+  }
+
+  private static void requireName(String field, String value) {
+    if (value == null || !DdpHandler.NAME.matcher(value).matches()) {
+      throw new IllegalArgumentException(
+          field + " must be 1 to 64 characters of A-Z a-z 0-9 . _ -: " + value);
+    }
+  }
+
+  private static <T> T await(CompletableFuture<T> f) {
+    try {
+      return f.get(ADMIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while writing", e);
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("store write took over " + ADMIN_TIMEOUT, e);
+    } catch (ExecutionException e) {
+      Throwable c = e.getCause();
+      if (c instanceof RuntimeException) {
+        throw (RuntimeException) c;
+      }
+      throw new IllegalStateException("store write failed: " + c, c);
+    }
+  }
+
+  // ------------------------------------------------------------------ test hooks
+
+  /**
+   * Test hook: closes every open connection with a close frame carrying {@code code} and
+   * {@code reason}; the server keeps running.
+   */
+  public void dropAll(int code, String reason) {
+    DdpHandler h = runningHandler();
+    h.sessions().forEach(s -> h.closeGracefully(s, code, reason == null ? "" : reason));
+  }
+
+  /**
+   * Test hook: drops every open connection at the TCP level (a reset, no close frame), as a
+   * network failure would; the server keeps running.
+   */
+  public void dropAbruptly() {
+    runningHandler().sessions().forEach(s -> DdpHandler.dropAbruptly(s.conn));
+  }
+
+  /**
+   * Test hook: when true, the next successful {@code sendMessage} is stored and broadcast as
+   * usual but its {@code result} and {@code updated} frames are not sent (a lost ack).
+   */
+  public void loseNextAcknowledgement(boolean lose) {
+    runningHandler().loseNextAcknowledgement(lose);
+  }
+
+  /**
+   * Test hook: drops the answer of every successful {@code sendMessage} whose stored message
+   * matches {@code where} (null to stop).
+   */
+  public void loseAcknowledgementsWhere(Predicate<JsonNode> where) {
+    runningHandler().loseAcknowledgementsWhere(where);
+  }
+
+  private DdpHandler runningHandler() {
+    runningStore();
+    return handler;
+  }
+
+  /** An immutable snapshot of the counters. */
+  public ChatServerStats stats() {
+    DdpHandler h = handler;
+    return new ChatServerStats(
+        counters.connectionsOpened.get(),
+        counters.connectionsRejected.get(),
+        counters.connectionsTotal.get(),
+        h == null ? 0 : h.currentConnections(),
+        h == null ? 0 : h.authenticatedSessions(),
+        counters.loginsOk.get(),
+        counters.loginsFailed.get(),
+        h == null ? java.util.Map.of() : h.subscriptionsByRoom(),
+        counters.messagesStored.get(),
+        counters.duplicatesIgnored.get(),
+        counters.protocolErrors.get(),
+        counters.acknowledgementsLost.get(),
+        counters.heartbeatTimeouts.get(),
+        counters.acceptsPerSecond(),
+        counters.rejectsPerSecond());
+  }
+
+  @Override
+  public String toString() {
+    return "ChatServer{" + cfg.host + ":" + (boundPort < 0 ? cfg.port : boundPort) + ", "
+        + cfg.dataDir + "}";
+  }
+
+  // ------------------------------------------------------------------ builder
+
+  /** Settings of a {@link ChatServer}; every setter validates its argument. */
+  public static final class Builder {
+    int port = 0;
+    String host = "127.0.0.1";
+    Path dataDir;
+    int acceptRate = 0;
+    Duration heartbeatInterval = Duration.ofSeconds(25);
+    Duration heartbeatTimeout = Duration.ofSeconds(15);
+    Duration drainPeriod = Duration.ofSeconds(5);
+    Duration tokenTtl = Duration.ofDays(90);
+    int maxFrameBytes = 1 << 20;
+    int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
+    Clock clock = Clock.systemUTC();
+    ConnectionListener connectionListener = ConnectionListener.NONE;
+    int loginFailures = 5;
+    Duration loginWindow = Duration.ofSeconds(10);
+
+    private Builder() {}
+
+    /** The TCP port; 0 (the default) picks a free one, see {@link ChatServer#port()}. */
+    public Builder port(int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port must be in [0, 65535]: " + port);
+      }
+      this.port = port;
+      return this;
+    }
+
+    /** The address to listen on (default 127.0.0.1). */
+    public Builder host(String host) {
+      if (host == null || host.isBlank()) {
+        throw new IllegalArgumentException("host must not be blank");
+      }
+      this.host = host;
+      return this;
+    }
+
+    /** The directory of the database (required); created if missing. */
+    public Builder dataDir(Path dataDir) {
+      if (dataDir == null) {
+        throw new IllegalArgumentException("dataDir must not be null");
+      }
+      this.dataDir = dataDir;
+      return this;
+    }
+
+    /**
+     * The most new connections accepted per second; past it a connection is closed at once with
+     * 1013 and a {@code retry-after=<ms>} reason. 0 (the default) means unlimited.
+     */
+    public Builder acceptRate(int perSecond) {
+      if (perSecond < 0) {
+        throw new IllegalArgumentException("acceptRate must be >= 0: " + perSecond);
+      }
+      this.acceptRate = perSecond;
+      return this;
+    }
+
+    /** Quiet time after which the server pings a client (default 25 s). */
+    public Builder heartbeatInterval(Duration d) {
+      this.heartbeatInterval = positive("heartbeatInterval", d);
+      return this;
+    }
+
+    /** Time a client has to answer a server ping before it is closed (default 15 s). */
+    public Builder heartbeatTimeout(Duration d) {
+      this.heartbeatTimeout = positive("heartbeatTimeout", d);
+      return this;
+    }
+
+    /** The period over which {@link ChatServer#stop()} spreads its closes (default 5 s). */
+    public Builder drainPeriod(Duration d) {
+      if (d == null || d.isNegative()) {
+        throw new IllegalArgumentException("drainPeriod must be >= 0: " + d);
+      }
+      this.drainPeriod = d;
+      return this;
+    }
+
+    /** Lifetime of the resume tokens a login issues (default 90 days). */
+    public Builder tokenTtl(Duration d) {
+      this.tokenTtl = positive("tokenTtl", d);
+      return this;
+    }
+
+    /** The largest frame accepted, in bytes (default 1 MiB); bigger ones close with 1009. */
+    public Builder maxFrameBytes(int bytes) {
+      if (bytes < 1024 || bytes > (64 << 20)) {
+        throw new IllegalArgumentException("maxFrameBytes must be in [1024, 64 MiB]: " + bytes);
+      }
+      this.maxFrameBytes = bytes;
+      return this;
+    }
+
+    /** Socket worker threads that decode frames (default: the number of cores, at least 2). */
+    public Builder workers(int workers) {
+      if (workers < 1 || workers > 64) {
+        throw new IllegalArgumentException("workers must be in [1, 64]: " + workers);
+      }
+      this.workers = workers;
+      return this;
+    }
+
+    /** The wall clock for message timestamps and token expiry (default the system UTC clock). */
+    public Builder clock(Clock clock) {
+      if (clock == null) {
+        throw new IllegalArgumentException("clock must not be null");
+      }
+      this.clock = clock;
+      return this;
+    }
+
+    /** A hook told about every accepted and turned-away connection. */
+    public Builder connectionListener(ConnectionListener listener) {
+      if (listener == null) {
+        throw new IllegalArgumentException("connectionListener must not be null");
+      }
+      this.connectionListener = listener;
+      return this;
+    }
+
+    /**
+     * Login rate limit: at most {@code failures} failed logins per connection and per username
+     * within {@code window} (default 5 per 10 s); further attempts get {@code too-many-requests}.
+     */
+    public Builder loginRateLimit(int failures, Duration window) {
+      if (failures < 1) {
+        throw new IllegalArgumentException("loginRateLimit failures must be >= 1: " + failures);
+      }
+      this.loginWindow = positive("loginRateLimit window", window);
+      this.loginFailures = failures;
+      return this;
+    }
+
+    /** Builds the server (not started). */
+    public ChatServer build() {
+      if (dataDir == null) {
+        throw new IllegalStateException("dataDir is required");
+      }
+      return new ChatServer(this);
+    }
+
+    private Builder copy() {
+      Builder b = new Builder();
+      b.port = port;
+      b.host = host;
+      b.dataDir = dataDir;
+      b.acceptRate = acceptRate;
+      b.heartbeatInterval = heartbeatInterval;
+      b.heartbeatTimeout = heartbeatTimeout;
+      b.drainPeriod = drainPeriod;
+      b.tokenTtl = tokenTtl;
+      b.maxFrameBytes = maxFrameBytes;
+      b.workers = workers;
+      b.clock = clock;
+      b.connectionListener = connectionListener;
+      b.loginFailures = loginFailures;
+      b.loginWindow = loginWindow;
+      return b;
+    }
+
+    private static Duration positive(String field, Duration d) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(field + " must be > 0: " + d);
+      }
+      return d;
+    }
+  }
+}

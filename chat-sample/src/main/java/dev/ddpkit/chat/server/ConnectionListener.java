@@ -1,0 +1,23 @@
+package dev.ddpkit.chat.server;
+
+/**
+ * Hook for benchmarks and the demo: told about every WebSocket the server accepts or turns away.
+ * Called on the server's socket threads, never while the server holds a lock; keep it quick. An
+ * exception it throws is logged and ignored.
+ */
+public interface ConnectionListener {
+  /** A listener that does nothing. */
+  ConnectionListener NONE = new ConnectionListener() {};
+
+  /** A connection passed admission control at {@code epochMillis}. */
+  default void accepted(long epochMillis) {}
+
+  /**
+   * A connection was turned away at {@code epochMillis} with close code {@code code} (1013 past
+   * the accept rate, 1012 while draining) and told to retry after {@code retryAfterMillis}.
+   */
+  default void rejected(long epochMillis, int code, long retryAfterMillis) {}
+
+  /** An accepted connection closed at {@code epochMillis} with {@code code}. */
+  default void closed(long epochMillis, int code, boolean remote) {}
+}

@@ -1,0 +1,48 @@
+package dev.ddpkit.chat.server;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The server's mutable counters; {@link ChatServer#stats()} turns them into a snapshot. */
+final class Counters {
+  private static final int SECONDS_KEPT = 3600;
+
+  final AtomicLong connectionsOpened = new AtomicLong();
+  final AtomicLong connectionsRejected = new AtomicLong();
+  final AtomicLong connectionsTotal = new AtomicLong();
+  final AtomicLong loginsOk = new AtomicLong();
+  final AtomicLong loginsFailed = new AtomicLong();
+  final AtomicLong messagesStored = new AtomicLong();
+  final AtomicLong duplicatesIgnored = new AtomicLong();
+  final AtomicLong protocolErrors = new AtomicLong();
+  final AtomicLong acknowledgementsLost = new AtomicLong();
+  final AtomicLong heartbeatTimeouts = new AtomicLong();
+  private final TreeMap<Long, Integer> acceptsPerSecond = new TreeMap<>();
+  private final TreeMap<Long, Integer> rejectsPerSecond = new TreeMap<>();
+
+  /** Counts an accepted connection in its epoch second. */
+  synchronized void accepted(long epochMillis) {
+    bump(acceptsPerSecond, epochMillis);
+  }
+
+  /** Counts a rejected connection in its epoch second. */
+  synchronized void rejected(long epochMillis) {
+    bump(rejectsPerSecond, epochMillis);
+  }
+
+  private static void bump(TreeMap<Long, Integer> m, long epochMillis) {
+    m.merge(Math.floorDiv(epochMillis, 1000L), 1, Integer::sum);
+    while (m.size() > SECONDS_KEPT) {
+      m.pollFirstEntry();
+    }
+  }
+
+  synchronized java.util.SortedMap<Long, Integer> acceptsPerSecond() {
+    return new TreeMap<>(acceptsPerSecond);
+  }
+
+  synchronized java.util.SortedMap<Long, Integer> rejectsPerSecond() {
+    return new TreeMap<>(rejectsPerSecond);
+  }
+}

@@ -1,0 +1,153 @@
+package dev.ddpkit.chat.server;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.java_websocket.WebSocket;
+import org.java_websocket.drafts.Draft;
+import org.java_websocket.drafts.Draft_6455;
+import org.java_websocket.exceptions.InvalidDataException;
+import org.java_websocket.framing.CloseFrame;
+import org.java_websocket.handshake.ClientHandshake;
+import org.java_websocket.handshake.ServerHandshakeBuilder;
+import org.java_websocket.server.WebSocketServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Java-WebSocket server under the chat server: it owns the selector and worker threads
+ * (renamed {@code chat-server-N-selector} and {@code chat-server-N-worker-K}), serves only the
+ * {@code /websocket} path, limits frames to {@code maxFrameBytes} (bigger ones close with 1009),
+ * and hands every event to the {@link DdpHandler}.
+ */
+final class Endpoint extends WebSocketServer {
+  private static final Logger log = LoggerFactory.getLogger(Endpoint.class);
+  static final String PATH = "/websocket";
+
+  private final DdpHandler handler;
+  private final String threadPrefix;
+  private final CountDownLatch started = new CountDownLatch(1);
+  private volatile Exception startFailure;
+  private volatile Thread selectorThread;
+
+  Endpoint(InetSocketAddress address, int workers, int maxFrameBytes, DdpHandler handler,
+      String threadPrefix) {
+    super(address, workers,
+        List.<Draft>of(new Draft_6455(Collections.emptyList(), maxFrameBytes)));
+    this.handler = handler;
+    this.threadPrefix = threadPrefix;
+    for (int i = 0; i < decoders.size(); i++) {
+      decoders.get(i).setName(threadPrefix + "worker-" + (i + 1));
+    }
+    setReuseAddr(true); // a restarted server must rebind the same port at once
+    setTcpNoDelay(true);
+    setConnectionLostTimeout(0); // DDP has its own heartbeat; no extra timer thread
+    setDaemon(true);
+  }
+
+  /** Starts the selector thread and waits until the port is bound. */
+  void startAndAwait(long timeoutMillis) throws Exception {
+    Thread t = new Thread(this, threadPrefix + "selector");
+    t.setDaemon(true);
+    selectorThread = t;
+    t.start();
+    if (!started.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
+      throw new IllegalStateException("server did not start in " + timeoutMillis + " ms");
+    }
+    if (startFailure != null) {
+      throw startFailure;
+    }
+  }
+
+  /** Stops the Java-WebSocket server and waits for its threads to end. */
+  void stopAndJoin(long timeoutMillis) throws InterruptedException {
+    stop((int) Math.max(1, timeoutMillis));
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    Thread sel = selectorThread;
+    if (sel != null) {
+      sel.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+    }
+    for (WebSocketWorker w : decoders) {
+      w.interrupt();
+      w.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+    }
+  }
+
+  /**
+   * Works around a lost-wakeup race in Java-WebSocket 1.6.0: its selector thread ends a write
+   * with {@code key.interestOps(OP_READ)} after finding the out-queue empty, and a frame queued by
+   * another thread in between (our sends come from worker, store and timer threads) loses its
+   * write interest and sits in the queue until the next send. We re-request write interest for
+   * any connection that still has queued bytes; the timer calls this every few milliseconds.
+   */
+  void flushStalledWrites() {
+    for (WebSocket c : getConnections()) {
+      if (c.hasBufferedData() && !c.isClosed()) {
+        try {
+          onWriteDemand(c);
+        } catch (RuntimeException e) {
+          log.trace("write kick failed", e);
+        }
+      }
+    }
+  }
+
+  @Override
+  public ServerHandshakeBuilder onWebsocketHandshakeReceivedAsServer(WebSocket conn, Draft draft,
+      ClientHandshake request) throws InvalidDataException {
+    String path = request.getResourceDescriptor();
+    try {
+      path = URI.create(path).getPath();
+    } catch (IllegalArgumentException e) {
+      path = null;
+    }
+    if (!PATH.equals(path)) {
+      throw new InvalidDataException(CloseFrame.POLICY_VALIDATION, "not found");
+    }
+    return super.onWebsocketHandshakeReceivedAsServer(conn, draft, request);
+  }
+
+  @Override
+  public void onStart() {
+    Thread.currentThread().setName(threadPrefix + "selector");
+    started.countDown();
+  }
+
+  @Override
+  public void onOpen(WebSocket conn, ClientHandshake handshake) {
+    handler.opened(conn);
+  }
+
+  @Override
+  public void onClose(WebSocket conn, int code, String reason, boolean remote) {
+    handler.closed(conn, code, remote);
+  }
+
+  @Override
+  public void onMessage(WebSocket conn, String message) {
+    handler.text(conn, message);
+  }
+
+  @Override
+  public void onMessage(WebSocket conn, ByteBuffer message) {
+    handler.binary(conn);
+  }
+
+  @Override
+  public void onError(WebSocket conn, Exception ex) {
+    if (conn == null) {
+      if (started.getCount() > 0) {
+        startFailure = ex;
+        started.countDown();
+      } else {
+        log.error("server socket error", ex);
+      }
+      return;
+    }
+    log.debug("connection error: {}", ex.toString());
+  }
+}

@@ -1,0 +1,126 @@
+package dev.ddpkit.chat.server;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@code serve} command: {@code serve --port 3000 --data DIR [--seed-demo] [--accept-rate N]
+ * [--heartbeat-ms N] [--drain-ms N]}. Starts a {@link ChatServer}, prints its URL, and runs until
+ * the JVM is asked to exit (SIGINT or SIGTERM), when a shutdown hook drains it gracefully.
+ */
+public final class ServeCommand {
+  private static final String USAGE = "usage: serve --port N --data DIR [--seed-demo]"
+      + " [--accept-rate N] [--heartbeat-ms N] [--drain-ms N]";
+
+  private ServeCommand() {}
+
+  /** Runs the command; returns the exit status (0 after a clean stop, 2 for bad arguments). */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    CountDownLatch stopSignal = new CountDownLatch(1);
+    CountDownLatch stopped = new CountDownLatch(1);
+    // The JVM halts once its hooks return, so the hook waits for the drain to finish.
+    Thread hook = new Thread(() -> {
+      stopSignal.countDown();
+      try {
+        stopped.await(2, TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "chat-server-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      return run(args, out, err, stopSignal);
+    } finally {
+      stopped.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException e) {
+        // the JVM is already shutting down: the hook is running, nothing to remove
+      }
+    }
+  }
+
+  /**
+   * Runs the command until {@code stopSignal} opens; the server is drained before this returns.
+   * Package-private so that a test can stop it without ending the JVM.
+   */
+  static int run(String[] args, PrintStream out, PrintStream err, CountDownLatch stopSignal) {
+    ChatServer.Builder b = ChatServer.builder().port(3000);
+    boolean seed = false;
+    try {
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        switch (a) {
+          case "--port":
+            b.port(Integer.parseInt(value(args, ++i, a)));
+            break;
+          case "--data":
+            b.dataDir(Path.of(value(args, ++i, a)));
+            break;
+          case "--seed-demo":
+            seed = true;
+            break;
+          case "--accept-rate":
+            b.acceptRate(Integer.parseInt(value(args, ++i, a)));
+            break;
+          case "--heartbeat-ms":
+            b.heartbeatInterval(Duration.ofMillis(Long.parseLong(value(args, ++i, a))));
+            break;
+          case "--drain-ms":
+            b.drainPeriod(Duration.ofMillis(Long.parseLong(value(args, ++i, a))));
+            break;
+          case "--host":
+            b.host(value(args, ++i, a));
+            break;
+          default:
+            throw new IllegalArgumentException("unknown option " + a);
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      err.println("serve: " + e.getMessage());
+      err.println(USAGE);
+      return 2;
+    }
+    ChatServer server;
+    try {
+      server = b.build();
+    } catch (IllegalStateException e) {
+      err.println("serve: " + e.getMessage());
+      err.println(USAGE);
+      return 2;
+    }
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      err.println("serve: " + e.getMessage());
+      return 1;
+    }
+    try {
+      if (seed && server.seedDemo()) {
+        out.println("seeded users alice, bob, carol in room general");
+      }
+      out.println("chat server listening on " + server.url());
+      out.flush();
+      stopSignal.await();
+      out.println("draining...");
+      return 0;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return 0;
+    } finally {
+      server.stop();
+      out.println("chat server stopped");
+      out.flush();
+    }
+  }
+
+  private static String value(String[] args, int i, String option) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(option + " needs a value");
+    }
+    return args[i];
+  }
+}

@@ -1,0 +1,118 @@
+package dev.ddpkit.chat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RoomTimelineTest {
+  private static final Instant T0 = Instant.parse("2024-05-01T10:00:00Z");
+
+  private static ChatMessage msg(String id, long seconds) {
+    return new ChatMessage(id, "general", "alice", "text " + id, T0.plusSeconds(seconds));
+  }
+
+  private static List<String> ids(List<ChatMessage> ms) {
+    return ms.stream().map(ChatMessage::id).toList();
+  }
+
+  @Test
+  void liveMessagesAreShownOnceEach() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    assertThat(ids(t.offerLive(msg("a", 1)))).containsExactly("a");
+    assertThat(t.offerLive(msg("a", 1))).isEmpty();
+    assertThat(ids(t.offerLive(msg("b", 2)))).containsExactly("b");
+    assertThat(t.lastSeen()).contains(T0.plusSeconds(2));
+  }
+
+  @Test
+  void catchUpMergesHeldAndFetchedInTimestampOrderWithoutDuplicates() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    t.offerLive(msg("a", 1));
+    t.beginCatchUp();
+    // Live traffic after the re-subscription, while the missed messages are being fetched.
+    assertThat(t.offerLive(msg("e", 5))).isEmpty();
+    assertThat(t.offerLive(msg("d", 4))).isEmpty();
+    assertThat(t.heldCount()).isEqualTo(2);
+    // The fetch overlaps: it returns "a" (already shown) and "d" (also held), newest first.
+    List<ChatMessage> shown = t.completeCatchUp(List.of(msg("d", 4), msg("c", 3), msg("b", 2), msg("a", 1)));
+    assertThat(ids(shown)).containsExactly("b", "c", "d", "e");
+    assertThat(t.catchingUp()).isFalse();
+    assertThat(t.offerLive(msg("e", 5))).isEmpty();
+  }
+
+  @Test
+  void overlappingCatchUpsReleaseOnlyWhenTheLastEnds() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    t.beginCatchUp();
+    t.beginCatchUp();
+    assertThat(t.completeCatchUp(List.of(msg("b", 2)))).isEmpty();
+    assertThat(t.offerLive(msg("c", 3))).isEmpty();
+    assertThat(ids(t.completeCatchUp(List.of(msg("a", 1), msg("b", 2))))).containsExactly("a", "b", "c");
+  }
+
+  @Test
+  void abortedCatchUpReleasesHeldMessages() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    t.beginCatchUp();
+    t.offerLive(msg("b", 2));
+    t.offerLive(msg("a", 1));
+    assertThat(ids(t.abortCatchUp())).containsExactly("a", "b");
+    assertThat(t.abortCatchUp()).as("an extra end is harmless").isEmpty();
+  }
+
+  @Test
+  void equalTimestampsAreOrderedById() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    t.beginCatchUp();
+    assertThat(ids(t.completeCatchUp(List.of(msg("y", 1), msg("x", 1))))).containsExactly("x", "y");
+  }
+
+  @Test
+  void heldMessagesAreBoundedAndShownAtOnceBeyondTheBound() {
+    RoomTimeline t = new RoomTimeline("general", 100, 1);
+    t.beginCatchUp();
+    assertThat(t.offerLive(msg("a", 1))).isEmpty();
+    assertThat(ids(t.offerLive(msg("b", 2)))).containsExactly("b");
+    assertThat(ids(t.completeCatchUp(List.of()))).containsExactly("a");
+  }
+
+  @Test
+  void rememberedIdsAreBounded() {
+    RoomTimeline t = new RoomTimeline("general", 2, 10);
+    t.offerLive(msg("a", 1));
+    t.offerLive(msg("b", 2));
+    t.offerLive(msg("c", 3));
+    assertThat(t.shown("a")).isFalse();
+    assertThat(t.shown("b")).isTrue();
+    assertThat(t.shown("c")).isTrue();
+  }
+
+  @Test
+  void catchUpStartsBeforeTheNewestMessageByTheOverlap() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    Instant fallback = T0.minusSeconds(100);
+    assertThat(t.catchUpSince(Duration.ofSeconds(2), fallback)).isEqualTo(fallback);
+    t.markJoined(T0);
+    t.offerLive(msg("a", 10));
+    assertThat(t.catchUpSince(Duration.ofSeconds(2), fallback)).isEqualTo(T0.plusSeconds(8));
+    t.markJoined(T0);
+    assertThat(t.lastSeen()).contains(T0.plusSeconds(10));
+  }
+
+  @Test
+  void messagesOfAnotherRoomAreRefused() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    ChatMessage other = new ChatMessage("x", "random", "bob", "hi", T0);
+    assertThatThrownBy(() -> t.offerLive(other)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void constructorValidatesBounds() {
+    assertThatThrownBy(() -> new RoomTimeline("r", 0, 1)).hasMessageContaining("maxSeenIds");
+    assertThatThrownBy(() -> new RoomTimeline("r", 1, -1)).hasMessageContaining("maxHeld");
+  }
+}
