@@ -149,7 +149,8 @@ public final class TestDdpServer implements AutoCloseable {
 
   /** Answers calls of {@code method} with {@code handler}. */
   public TestDdpServer onMethod(String method, MethodHandler handler) {
-    methods.put(Objects.requireNonNull(method, "method"), Objects.requireNonNull(handler, "handler"));
+    Objects.requireNonNull(handler, "handler");
+    methods.put(Objects.requireNonNull(method, "method"), handler);
     return this;
   }
 
@@ -323,6 +324,7 @@ public final class TestDdpServer implements AutoCloseable {
       inner = null;
     }
     if (current != null) {
+      current.stopAccepting();
       current.abortConnections();
       current.shutDown();
     }
@@ -361,6 +363,7 @@ public final class TestDdpServer implements AutoCloseable {
       inner = null;
     }
     if (current != null) {
+      current.stopAccepting();
       current.shutDown();
     }
   }
@@ -633,6 +636,7 @@ public final class TestDdpServer implements AutoCloseable {
     private final Thread selector;
     private final int requestedPort;
     private volatile int boundPort;
+    private volatile boolean accepting = true;
 
     Inner(int onPort) {
       super(new InetSocketAddress(InetAddress.getLoopbackAddress(), onPort), /* decodercount= */ 1);
@@ -661,6 +665,11 @@ public final class TestDdpServer implements AutoCloseable {
       } catch (TimeoutException e) {
         throw new IllegalStateException(name + ": did not start", e);
       }
+    }
+
+    /** Stops accepting: the listening key is dropped and late handshakes are cut. */
+    void stopAccepting() {
+      accepting = false;
     }
 
     void abortConnections() {
@@ -715,7 +724,19 @@ public final class TestDdpServer implements AutoCloseable {
     }
 
     @Override
+    protected boolean onConnect(SelectionKey key) {
+      // Returning false makes the library cancel the listening key: no more accepts, which is
+      // what a server going down looks like from outside.
+      return accepting;
+    }
+
+    @Override
     public void onOpen(WebSocket conn, ClientHandshake handshake) {
+      if (!accepting) {
+        // A handshake that finished while the server was going down.
+        conn.closeConnection(CloseFrame.ABNORMAL_CLOSE, "server went down");
+        return;
+      }
       TestDdpServer.this.onOpen(conn);
     }
 
