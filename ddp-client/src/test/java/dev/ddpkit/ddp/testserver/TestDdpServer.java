@@ -19,6 +19,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -104,6 +105,11 @@ public final class TestDdpServer implements AutoCloseable {
   }
 
   // ---- addresses and state ----
+
+  /** Returns the name, the prefix of every thread the server runs. */
+  public String name() {
+    return name;
+  }
 
   /** Returns the port (the same across {@link #restart()}). */
   public int port() {
@@ -637,6 +643,8 @@ public final class TestDdpServer implements AutoCloseable {
     private final int requestedPort;
     private volatile int boundPort;
     private volatile boolean accepting = true;
+    /** Every socket accepted, open or still in its handshake, so none outlives a shutdown. */
+    private final Set<WebSocket> accepted = ConcurrentHashMap.newKeySet();
 
     Inner(int onPort) {
       super(new InetSocketAddress(InetAddress.getLoopbackAddress(), onPort), /* decodercount= */ 1);
@@ -644,7 +652,7 @@ public final class TestDdpServer implements AutoCloseable {
       setReuseAddr(true);
       setConnectionLostTimeout(0); // no WebSocket-level pings: the blackhole must stay silent
       setDaemon(true);
-      setWebSocketFactory(new Factory());
+      setWebSocketFactory(new Factory(this));
       for (Thread worker : decoders) {
         worker.setName(name + "-worker");
       }
@@ -673,9 +681,10 @@ public final class TestDdpServer implements AutoCloseable {
     }
 
     void abortConnections() {
-      for (WebSocket socket : getConnections()) {
+      for (WebSocket socket : accepted) {
         socket.closeConnection(CloseFrame.ABNORMAL_CLOSE, "server went down");
       }
+      accepted.removeIf(WebSocket::isClosed);
     }
 
     void shutDown() {
@@ -771,14 +780,26 @@ public final class TestDdpServer implements AutoCloseable {
 
   /** Makes every accepted socket a {@link BlackholeChannel}, so the blackhole can be switched. */
   private final class Factory implements WebSocketServerFactory {
+    private final Inner owner;
+
+    Factory(Inner owner) {
+      this.owner = owner;
+    }
+
     @Override
     public WebSocketImpl createWebSocket(WebSocketAdapter a, Draft d) {
-      return new WebSocketImpl(a, d);
+      return track(new WebSocketImpl(a, d));
     }
 
     @Override
     public WebSocketImpl createWebSocket(WebSocketAdapter a, List<Draft> drafts) {
-      return new WebSocketImpl(a, drafts);
+      return track(new WebSocketImpl(a, drafts));
+    }
+
+    private WebSocketImpl track(WebSocketImpl socket) {
+      owner.accepted.removeIf(WebSocket::isClosed);
+      owner.accepted.add(socket);
+      return socket;
     }
 
     @Override

@@ -45,7 +45,7 @@ class TestDdpServerTest {
   }
 
   private List<String> serverThreads() {
-    String prefix = server.toString().replaceAll("TestDdpServer\\{(\\S+) .*", "$1") + "-";
+    String prefix = server.name() + "-";
     List<String> names = new ArrayList<>();
     for (Thread t : Thread.getAllStackTraces().keySet()) {
       if (t.isAlive() && t.getName().startsWith(prefix)) {
@@ -282,6 +282,19 @@ class TestDdpServerTest {
     assertThat(c.pollBinary(WAIT)).isEqualTo(4);
     server.sendGarbage(Garbage.HUGE_FRAME);
     assertThat(c.poll(WAIT)).hasSizeGreaterThan(2 * 1024 * 1024);
+  }
+
+  @Test
+  void stopDropsEvenASocketStuckInItsHandshake() throws Exception {
+    server.blackhole(true);
+    RawClient stuck = new RawClient(server.uri());
+    clients.add(stuck);
+    stuck.connect(); // not connectBlocking: on timeout it would give up and close by itself
+    await().atMost(WAIT).until(() -> server.count(Counter.BLACKHOLED_BYTES) > 0);
+    assertThat(stuck.closed).isNotDone();
+
+    server.stop();
+    assertThat(stuck.awaitClosed().code()).isNotEqualTo(1000);
   }
 
   @Test
