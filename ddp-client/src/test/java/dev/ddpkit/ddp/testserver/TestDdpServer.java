@@ -487,10 +487,8 @@ public final class TestDdpServer implements AutoCloseable {
 
   private void handleMethod(TestConnection c, JsonNode json) {
     counters.get(Counter.METHODS).incrementAndGet();
-    JsonNode params = json.path("params");
-    if (!json.path("id").isTextual()
-        || !json.path("method").isTextual()
-        || !(params.isMissingNode() || params.isArray())) {
+    ArrayNode params = wellFormedParams(json, "method");
+    if (params == null) {
       sendError(c, "Malformed method invocation", json);
       return;
     }
@@ -499,7 +497,7 @@ public final class TestDdpServer implements AutoCloseable {
             c,
             json.get("id").textValue(),
             json.get("method").textValue(),
-            params.isArray() ? (ArrayNode) params : NODES.arrayNode(),
+            params,
             json.path("randomSeed"));
     MethodHandler handler = methods.getOrDefault(call.method(), fallbackMethod);
     try {
@@ -514,20 +512,13 @@ public final class TestDdpServer implements AutoCloseable {
 
   private void handleSub(TestConnection c, JsonNode json) {
     counters.get(Counter.SUBS).incrementAndGet();
-    JsonNode params = json.path("params");
-    if (!json.path("id").isTextual()
-        || !json.path("name").isTextual()
-        || !(params.isMissingNode() || params.isArray())) {
+    ArrayNode params = wellFormedParams(json, "name");
+    if (params == null) {
       sendError(c, "Malformed subscription", json);
       return;
     }
     String subName = json.get("name").textValue();
-    ServerSubscription sub =
-        new ServerSubscription(
-            c,
-            json.get("id").textValue(),
-            subName,
-            params.isArray() ? (ArrayNode) params : NODES.arrayNode());
+    ServerSubscription sub = new ServerSubscription(c, json.get("id").textValue(), subName, params);
     Publication publication = publications.get(subName);
     if (publication == null) {
       sub.nosub("404", "Subscription '" + subName + "' not found");
@@ -556,6 +547,20 @@ public final class TestDdpServer implements AutoCloseable {
     } else {
       c.send(message("nosub").put("id", json.get("id").textValue()));
     }
+  }
+
+  /**
+   * Checks a {@code method} or {@code sub}: string {@code id} and {@code nameField}, optional array
+   * {@code params}. Returns the params (empty if absent), or {@code null} if the message is bad.
+   */
+  private static ArrayNode wellFormedParams(JsonNode json, String nameField) {
+    JsonNode params = json.path("params");
+    if (!json.path("id").isTextual()
+        || !json.path(nameField).isTextual()
+        || !(params.isMissingNode() || params.isArray())) {
+      return null;
+    }
+    return params.isArray() ? (ArrayNode) params : NODES.arrayNode();
   }
 
   private static void methodNotFound(MethodCall call) {

@@ -187,10 +187,14 @@ class TestDdpServerTest {
     c.send("{\"msg\":\"bogus\"}");
     JsonNode error = c.awaitMsg("error");
     assertThat(error.path("offendingMessage").path("msg").asText()).isEqualTo("bogus");
+    c.send("{\"msg\":\"method\",\"method\":\"m\",\"id\":5}");
+    assertThat(c.awaitMsg("error").path("reason").asText()).isEqualTo("Malformed method invocation");
+    c.send("{\"msg\":\"sub\",\"name\":\"s\",\"id\":\"1\",\"params\":\"x\"}");
+    assertThat(c.awaitMsg("error").path("reason").asText()).isEqualTo("Malformed subscription");
 
     assertThat(server.awaitFrame(f -> f.text().equals("not json"), WAIT).json().isMissingNode())
         .isTrue();
-    assertThat(server.count(Counter.ERRORS_SENT)).isEqualTo(3);
+    assertThat(server.count(Counter.ERRORS_SENT)).isEqualTo(5);
   }
 
   @Test
