@@ -188,7 +188,8 @@ class TestDdpServerTest {
     JsonNode error = c.awaitMsg("error");
     assertThat(error.path("offendingMessage").path("msg").asText()).isEqualTo("bogus");
     c.send("{\"msg\":\"method\",\"method\":\"m\",\"id\":5}");
-    assertThat(c.awaitMsg("error").path("reason").asText()).isEqualTo("Malformed method invocation");
+    assertThat(c.awaitMsg("error").path("reason").asText())
+        .isEqualTo("Malformed method invocation");
     c.send("{\"msg\":\"sub\",\"name\":\"s\",\"id\":\"1\",\"params\":\"x\"}");
     assertThat(c.awaitMsg("error").path("reason").asText()).isEqualTo("Malformed subscription");
 
