@@ -636,7 +636,8 @@ final class ClientEngine {
     if (!subs.remove(s.id(), s)) {
       return;
     }
-    s.markStopped(new DdpException("subscription " + s.name() + " was stopped before it was ready"));
+    s.markUnsubscribed(
+        new DdpException("subscription " + s.name() + " was stopped before it was ready"));
     if (s.sent && phase == Phase.CONNECTED) {
       send(out.unsub(s.id()));
     }
