@@ -337,7 +337,12 @@ final class ClientEngine {
     public void onError(Throwable error) {
       loop.execute(
           () -> {
-            if (g == gen) {
+            if (g != gen) {
+              return;
+            }
+            if (error instanceof DdpProtocolException p) {
+              countProtocolError(p.getMessage()); // reported by the transport, e.g. a binary frame
+            } else {
               log.debug("{}: transport error: {}", name, error.toString());
             }
           });
