@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +50,8 @@ public final class ChatClient implements AutoCloseable {
   private static final AtomicInteger SEQ = new AtomicInteger();
   private static final int MAX_SEEN_IDS = 10_000;
   private static final int MAX_HELD = 10_000;
+  /** The longest wait before joining again a room whose stream ended. */
+  private static final Duration REJOIN_CAP = Duration.ofSeconds(30);
 
   private final DdpClient ddp;
   private final ChatListener listener;
@@ -68,6 +71,8 @@ public final class ChatClient implements AutoCloseable {
   private final Map<String, RoomTimeline> timelines = new LinkedHashMap<>();
   private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();
   private final Set<String> joined = new LinkedHashSet<>();
+  /** Rooms whose stream ended for a transient reason at least once. */
+  private final Map<String, Rejoin> rejoins = new LinkedHashMap<>();
   private final Outbox outbox;
   private final ArrayDeque<Runnable> events = new ArrayDeque<>();
   private final List<CompletableFuture<Void>> flushWaiters = new ArrayList<>();
@@ -405,13 +410,24 @@ public final class ChatClient implements AutoCloseable {
   }
 
   private void catchUp(String rid) {
-    Instant since;
     synchronized (lock) {
       RoomTimeline t = timelines.get(rid);
       if (t == null || closed) {
         return;
       }
       t.beginCatchUp();
+    }
+    fetchMissed(rid);
+  }
+
+  /** Fetches what was missed in a room, ending the catch-up begun for it. */
+  private void fetchMissed(String rid) {
+    Instant since;
+    synchronized (lock) {
+      RoomTimeline t = timelines.get(rid);
+      if (t == null || closed) {
+        return;
+      }
       catchUps++;
       since = t.catchUpSince(catchUpOverlap, clock.instant());
     }
@@ -457,14 +473,20 @@ public final class ChatClient implements AutoCloseable {
 
   private void join(String rid) {
     Subscription sub;
+    boolean rejoin;
     synchronized (lock) {
-      if (closed || subscriptions.containsKey(rid)) {
+      RoomTimeline t = timelines.get(rid);
+      if (closed || subscriptions.containsKey(rid) || t == null) {
         return;
       }
-      RoomTimeline t = timelines.get(rid);
-      t.markJoined(clock.instant());
-      if (historyLimit > 0) {
-        // Live messages are held until the history is in, so the screen fills in order.
+      Rejoin r = rejoins.get(rid);
+      rejoin = r != null && r.pending;
+      if (!rejoin) {
+        t.markJoined(clock.instant()); // a rejoin catches up from what was last shown instead
+      }
+      if (historyLimit > 0 || rejoin) {
+        // Live messages are held until the history (or what was missed) is in, so the screen
+        // fills in order.
         t.beginCatchUp();
       }
     }
@@ -472,10 +494,11 @@ public final class ChatClient implements AutoCloseable {
     synchronized (lock) {
       subscriptions.put(rid, sub);
     }
-    sub.ready().whenComplete((v, error) -> onJoinResult(rid, error));
+    sub.ready().whenComplete((v, error) -> onJoinResult(rid, error, rejoin));
+    sub.ended().whenComplete((v, error) -> onStreamEnded(rid, sub, error));
   }
 
-  private void onJoinResult(String rid, Throwable error) {
+  private void onJoinResult(String rid, Throwable error, boolean rejoin) {
     Throwable cause = unwrap(error);
     if (cause == null) {
       synchronized (lock) {
@@ -483,24 +506,107 @@ public final class ChatClient implements AutoCloseable {
           return;
         }
         joined.add(rid);
+        Rejoin r = rejoins.get(rid);
+        if (r != null) {
+          r.pending = false;
+          r.liveSince = clock.instant();
+        }
       }
-      if (historyLimit > 0) {
+      if (rejoin) {
+        fetchMissed(rid); // what came while the stream was gone
+      } else if (historyLimit > 0) {
         List<Object> params = Arrays.asList(rid, null, historyLimit, null);
         call("loadHistory", params, CallOptions.DEFAULT.withNoRetry(true))
             .whenComplete((result, e) -> onCatchUpResult(rid, result, e, "history"));
       }
       return;
     }
+    Duration retryIn;
     synchronized (lock) {
       if (closed) {
         return;
       }
-      // The server refused the stream (not a member, no such room): forget the room.
-      timelines.remove(rid);
       subscriptions.remove(rid);
-      events.add(() -> listener.onError("cannot join room " + rid + ": " + cause.getMessage()));
+      retryIn = rejoin ? rejoinLaterLocked(rid, cause) : null;
+      if (retryIn == null) {
+        // The server refused the stream (not a member, no such room): forget the room.
+        timelines.remove(rid);
+        rejoins.remove(rid);
+        events.add(() -> listener.onError("cannot join room " + rid + ": " + cause.getMessage()));
+      }
     }
     drain();
+    if (retryIn != null) {
+      scheduler.schedule(retryIn, () -> rejoin(rid));
+    }
+  }
+
+  /**
+   * A room's stream ended without our asking: refused when revived after a reconnect, or ended by
+   * the server. A refusal (no longer a member, no such room) is final: the room is left. Anything
+   * else (ended with no error, or an error worth retrying) is rejoined with backoff, and what was
+   * missed meanwhile fetched. Either way the user is told through {@link ChatListener#onError}.
+   */
+  private void onStreamEnded(String rid, Subscription sub, Throwable error) {
+    Throwable cause = unwrap(error);
+    if (cause == null) {
+      return; // stopped by us
+    }
+    Duration retryIn;
+    synchronized (lock) {
+      if (closed || subscriptions.get(rid) != sub || !joined.contains(rid)) {
+        return; // closing, or refused before its first ready: onJoinResult reports that
+      }
+      if (!(cause instanceof DdpMethodException)
+          && (lastDdpStatus == null || !lastDdpStatus.connected())) {
+        return; // the DDP client gave up for good: the status says so
+      }
+      joined.remove(rid);
+      subscriptions.remove(rid);
+      retryIn = rejoinLaterLocked(rid, cause);
+      if (retryIn == null) {
+        timelines.remove(rid);
+        rejoins.remove(rid);
+        events.add(() -> listener.onError("left room " + rid + ": " + cause.getMessage()));
+      }
+    }
+    drain();
+    if (retryIn != null) {
+      scheduler.schedule(retryIn, () -> rejoin(rid));
+    }
+  }
+
+  /**
+   * If {@code cause} is worth another try, counts the attempt, queues the user's notice and
+   * returns the delay before rejoining (from {@code resendDelay}, doubling, capped at 30 s, +-25
+   * %); else returns {@code null}.
+   */
+  private Duration rejoinLaterLocked(String rid, Throwable cause) {
+    if (cause instanceof DdpMethodException m && !retryable(m)) {
+      return null;
+    }
+    Rejoin r = rejoins.computeIfAbsent(rid, k -> new Rejoin());
+    if (!r.pending && r.liveSince != null
+        && !Duration.between(r.liveSince, clock.instant()).minus(REJOIN_CAP).isNegative()) {
+      r.attempts = 0; // the last stream lived long enough: start the curve again
+    }
+    r.attempts++;
+    r.pending = true;
+    Duration delay = Backoff.proportional(resendDelay, REJOIN_CAP, 0.25)
+        .delay(r.attempts, ThreadLocalRandom.current().nextDouble());
+    String text = "stream of room " + rid + " ended (" + cause.getMessage() + "); rejoining in "
+        + ChatStatus.humanDelay(delay);
+    events.add(() -> listener.onError(text));
+    return delay;
+  }
+
+  private void rejoin(String rid) {
+    synchronized (lock) {
+      if (closed || !loggedIn) {
+        return; // the next login joins every room without a stream
+      }
+    }
+    join(rid);
   }
 
   private void onStreamEvent(ObjectNode fields) {
@@ -715,6 +821,18 @@ public final class ChatClient implements AutoCloseable {
       t = t.getCause();
     }
     return t;
+  }
+
+  /**
+   * The rejoin state of a room whose stream ended: a stream that ends again soon after a rejoin
+   * backs off further, as a connection that drops right after it opened does.
+   */
+  private static final class Rejoin {
+    int attempts;
+    /** A rejoin is scheduled or under way. */
+    boolean pending;
+    /** When the last rejoined stream became ready. */
+    Instant liveSince;
   }
 
   /**

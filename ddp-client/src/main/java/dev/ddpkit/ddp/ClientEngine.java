@@ -337,7 +337,12 @@ final class ClientEngine {
     public void onError(Throwable error) {
       loop.execute(
           () -> {
-            if (g == gen) {
+            if (g != gen) {
+              return;
+            }
+            if (error instanceof DdpProtocolException p) {
+              countProtocolError(p.getMessage()); // reported by the transport, e.g. a binary frame
+            } else {
               log.debug("{}: transport error: {}", name, error.toString());
             }
           });
@@ -636,7 +641,8 @@ final class ClientEngine {
     if (!subs.remove(s.id(), s)) {
       return;
     }
-    s.markStopped(new DdpException("subscription " + s.name() + " was stopped before it was ready"));
+    s.markUnsubscribed(
+        new DdpException("subscription " + s.name() + " was stopped before it was ready"));
     if (s.sent && phase == Phase.CONNECTED) {
       send(out.unsub(s.id()));
     }

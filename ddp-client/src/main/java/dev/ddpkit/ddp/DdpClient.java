@@ -83,7 +83,8 @@ public final class DdpClient implements AutoCloseable {
     TransportFactory transports =
         b.transportFactory != null
             ? b.transportFactory
-            : new WebSocketTransportFactory(b.sslContext, b.maxFrameBytes, b.connectTimeout);
+            : new WebSocketTransportFactory(
+                b.sslContext, b.maxFrameBytes, b.connectTimeout, name);
     this.engine =
         new ClientEngine(
             name,

@@ -178,9 +178,12 @@ final class EventLoop {
     boolean all = true;
     for (int i = 0; i < n; i++) {
       Thread t = threads[i];
-      // Only the socket library's threads: a shared scheduler thread may have been started from
-      // this group too, and lives on.
-      if (t != Thread.currentThread() && t.getName().startsWith("WebSocket")) {
+      // Only the socket threads (named by WebSocketTransportFactory after the client, or still
+      // carrying the library's name): a shared scheduler thread may have been started from this
+      // group too, and lives on.
+      String tn = t.getName();
+      if (t != Thread.currentThread()
+          && (tn.startsWith("WebSocket") || tn.startsWith(name + "-ws-"))) {
         long left = deadline - System.nanoTime();
         t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
         all &= !t.isAlive();
