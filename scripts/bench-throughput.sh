@@ -33,8 +33,7 @@ echo "== npm install (benchmarks/node)"
 echo "== JMH, in memory ($JMH_ARGS)"
 echo "load: $(uptime)"
 # shellcheck disable=SC2086
-java -jar "$JAR" 'dev.ddpkit.bench.throughput.InboundBenchmark' $JMH_ARGS -rf text \
-    -rff benchmarks/target/jmh-throughput.txt | grep -v '^#\|^Iteration\|^$\|^Warmup\|^WARNING'
+java -jar "$JAR" 'dev.ddpkit.bench.throughput.InboundBenchmark' $JMH_ARGS
 echo "load: $(uptime)"
 
 echo "== end to end over loopback, side by side"
