@@ -6,12 +6,12 @@
 #   2. end to end over loopback: an embedded ChatServer, pipelined producers, and consumers of the
 #      same room stream side by side in the same run: ddpkit's ChatClient, Node ddp 0.12.1 and
 #      Node ddp.js 2.2.1 + ws; figures and ratios are printed.
-# Options: MESSAGES (20000), WARMUP (4000), PRODUCERS (4), NODE_LIBS (ddp,ddp.js), JMH_ARGS.
+# Options: MESSAGES (20000), WARMUP (40000: C2 has compiled the Java path by then), PRODUCERS (4), NODE_LIBS (ddp,ddp.js), JMH_ARGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MESSAGES=${MESSAGES:-20000}
-WARMUP=${WARMUP:-4000}
+WARMUP=${WARMUP:-40000}
 PRODUCERS=${PRODUCERS:-4}
 NODE_LIBS=${NODE_LIBS:-ddp,ddp.js}
 JMH_ARGS=${JMH_ARGS:--f 1 -wi 3 -i 5 -w 2s -r 2s}

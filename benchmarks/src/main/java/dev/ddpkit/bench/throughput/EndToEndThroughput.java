@@ -33,7 +33,7 @@ import java.util.stream.Stream;
  * time per 1,000 messages; then the ratios of ddpkit's figures to each Node client's.
  *
  * <pre>java -cp benchmarks.jar dev.ddpkit.bench.throughput.EndToEndThroughput
- *     [--messages 20000] [--warmup 4000] [--producers 4] [--node-libs ddp,ddp.js]
+ *     [--messages 20000] [--warmup 40000] [--producers 4] [--node-libs ddp,ddp.js]
  *     [--node-script benchmarks/node/consume.js] [--node node]</pre>
  */
 public final class EndToEndThroughput {
@@ -67,7 +67,7 @@ public final class EndToEndThroughput {
 
     /** The defaults of the script. */
     public static Config defaults() {
-      return new Config(20_000, 4_000, 4, List.of("ddp", "ddp.js"),
+      return new Config(20_000, 40_000, 4, List.of("ddp", "ddp.js"),
           Path.of("benchmarks", "node", "consume.js"), "node", true);
     }
   }
