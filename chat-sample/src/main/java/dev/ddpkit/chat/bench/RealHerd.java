@@ -107,6 +107,7 @@ public final class RealHerd {
       awaitStable(managers);
 
       threads.resetPeakThreadCount();
+      long drops = ListenOverflows.read();
       long t0 = System.currentTimeMillis();
       rec.drop(t0);
       server.kill();
@@ -126,7 +127,9 @@ public final class RealHerd {
       long upMs = System.currentTimeMillis() - t0;
       int peak = watch(restarted, rec, t0);
       long wall = System.currentTimeMillis() - t0;
-      return result(rec, upMs, peak, wall);
+      long dropsAfter = ListenOverflows.read();
+      return result(rec, upMs, peak, wall,
+          drops < 0 || dropsAfter < 0 ? -1 : dropsAfter - drops);
     } finally {
       closeAll(clients);
       if (current[0] != null) {
@@ -154,6 +157,9 @@ public final class RealHerd {
               .listener(s -> {
                 if (s.state() == ReconnectionManager.State.CONNECTING) {
                   rec.dial(System.currentTimeMillis());
+                }
+                if (s.state() != ReconnectionManager.State.CONNECTED) {
+                  rec.lost(client, System.currentTimeMillis());
                 }
               })
               .build();
@@ -220,7 +226,8 @@ public final class RealHerd {
     return Math.max(peakThreads, threads.getPeakThreadCount());
   }
 
-  private RealHerdResult result(WaveRecorder rec, long upMs, int peakThreads, long wallMs) {
+  private RealHerdResult result(WaveRecorder rec, long upMs, int peakThreads, long wallMs,
+      long synDrops) {
     int n = config.clients();
     int back = rec.backCount();
     HerdResult herd =
@@ -238,7 +245,8 @@ public final class RealHerd {
             rec.peakRefusedPerSecond(),
             rec.buckets((int) config.bucket().toMillis()));
     return new RealHerdResult(herd, rec.peakAcceptsPerSecond(), rec.peakAcceptsPerWallSecond(),
-        rec.loggedInCount(), upMs, peakThreads, wallMs);
+        rec.loggedInCount(), rec.lostAt(rank(n, 50)).orElse(-1), rec.lostAt(n).orElse(-1), upMs,
+        peakThreads, wallMs, synDrops);
   }
 
   /** The rank (1-based) of the client that brings the share back to {@code percent}, as the sim. */

@@ -60,9 +60,11 @@ public final class RealHerdReport {
     return base.substring(0, base.length() - 1)
         + String.format(Locale.ROOT,
             ",\"real\":true,\"peakAcceptsPerSecond\":%d,\"peakAcceptsPerWallSecond\":%d,"
-                + "\"loggedIn\":%d,\"serverUpMs\":%d,\"peakThreads\":%d,\"wallMs\":%d}",
-            r.peakAcceptsPerSecond(), r.peakAcceptsPerWallSecond(), r.loggedIn(), r.serverUpMs(),
-            r.peakThreads(), r.wallMs());
+                + "\"loggedIn\":%d,\"dropNoticedP50Ms\":%d,\"dropNoticedMaxMs\":%d,"
+                + "\"serverUpMs\":%d,\"peakThreads\":%d,\"wallMs\":%d,\"synDrops\":%d}",
+            r.peakAcceptsPerSecond(), r.peakAcceptsPerWallSecond(), r.loggedIn(),
+            r.dropNoticedP50Ms(), r.dropNoticedMaxMs(), r.serverUpMs(),
+            r.peakThreads(), r.wallMs(), r.synDrops());
   }
 
   /**

@@ -14,18 +14,25 @@ import java.util.Objects;
  * @param peakAcceptsPerWallSecond the most accepts within one wall-clock second, the window the
  *     server's admission control counts in
  * @param loggedIn clients that saw the login answer again (some may lack the subscription)
+ * @param dropNoticedP50Ms when half of the clients had noticed the drop, ms after it (-1: fewer)
+ * @param dropNoticedMaxMs when the last client had noticed the drop, ms after it (-1: not all did)
  * @param serverUpMs when the restarted server listened again, ms after the drop
  * @param peakThreads the most live threads in the JVM during the wave (server included)
  * @param wallMs how long the wave was watched, ms
+ * @param synDrops SYNs the kernel dropped on full listen queues during the wave (machine-wide
+ *     {@code ListenDrops}; -1 if unknown): each is a dial its TCP retried 1 s or more later
  */
 public record RealHerdResult(
     HerdResult herd,
     int peakAcceptsPerSecond,
     int peakAcceptsPerWallSecond,
     int loggedIn,
+    long dropNoticedP50Ms,
+    long dropNoticedMaxMs,
     long serverUpMs,
     int peakThreads,
-    long wallMs) {
+    long wallMs,
+    long synDrops) {
 
   /** Validates the components. */
   public RealHerdResult {

@@ -22,6 +22,7 @@ final class WaveRecorder {
   private final AtomicIntegerArray accepted;
   private final AtomicIntegerArray rejected;
   private final AtomicLongArray loggedInAt;
+  private final AtomicLongArray lostAt;
   /** subscribedAt[k - 1]: first sample at which the server held k or more subscriptions. */
   private final long[] subscribedAt;
   private int subscribedSeen; // guarded by this
@@ -39,9 +40,11 @@ final class WaveRecorder {
     this.accepted = new AtomicIntegerArray(this.spanMs);
     this.rejected = new AtomicIntegerArray(this.spanMs);
     this.loggedInAt = new AtomicLongArray(clients);
+    this.lostAt = new AtomicLongArray(clients);
     Arrays.fill(subscribedAt = new long[clients], -1);
     for (int i = 0; i < clients; i++) {
       loggedInAt.set(i, -1);
+      lostAt.set(i, -1);
     }
   }
 
@@ -79,6 +82,23 @@ final class WaveRecorder {
     if (armed()) {
       rejected.incrementAndGet(slot(epochMs));
     }
+  }
+
+  /** Client {@code i} noticed the drop (its manager left CONNECTED); only the first counts. */
+  void lost(int i, long epochMs) {
+    if (armed()) {
+      lostAt.compareAndSet(i, -1, Math.max(0, epochMs - dropEpochMs));
+    }
+  }
+
+  /**
+   * When the {@code rank}-th client (1-based) noticed the drop, ms after it; empty if fewer did.
+   * The spread of these times is jitter the simulation does not have (it drops all at t=0).
+   */
+  OptionalLong lostAt(int rank) {
+    long[] t = java.util.stream.IntStream.range(0, clients)
+        .mapToLong(lostAt::get).filter(v -> v >= 0).sorted().toArray();
+    return rank < 1 || rank > t.length ? OptionalLong.empty() : OptionalLong.of(t[rank - 1]);
   }
 
   /** Client {@code i} is logged in again (its status is "connected"); only the first counts. */
