@@ -68,6 +68,8 @@ public final class Footprint {
   private final int sharedThreads;
 
   /**
+   * A benchmark against one server.
+   *
    * @param url the server's WebSocket URL
    * @param room the room to subscribe to
    * @param token a resume token of a member of the room
@@ -77,9 +79,9 @@ public final class Footprint {
     if (sharedThreads < 1) {
       throw new IllegalArgumentException("sharedThreads must be 1 or more: " + sharedThreads);
     }
-    this.url = url;
-    this.room = room;
-    this.token = token;
+    this.url = java.util.Objects.requireNonNull(url, "url");
+    this.room = java.util.Objects.requireNonNull(room, "room");
+    this.token = java.util.Objects.requireNonNull(token, "token");
     this.sharedThreads = sharedThreads;
   }
 
