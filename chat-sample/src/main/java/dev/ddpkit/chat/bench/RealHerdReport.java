@@ -13,6 +13,13 @@ import java.util.OptionalLong;
  * with its header saying what differs on real sockets.
  */
 public final class RealHerdReport {
+  /** The chart's header for real sockets: the server admits per wall-clock second. */
+  private static final HerdReport.SvgLabels REAL_SOCKETS =
+      new HerdReport.SvgLabels(
+          "Reconnect herd on real sockets",
+          "at most C per wall-clock second, from the restart",
+          "backoff seed");
+
   private static final String FMT = "%-12s %-5s %9s %9s %10s %9s %9s %9s %9s %6s %9s %6s %8s%n";
 
   private RealHerdReport() {}
@@ -73,13 +80,7 @@ public final class RealHerdReport {
    */
   public static String svg(List<RealHerdResult> results) {
     List<HerdResult> herds = results.stream().map(RealHerdResult::herd).toList();
-    HerdConfig c = herds.get(0).config();
-    return HerdReport.svg(herds)
-        .replace("Reconnect herd: ", "Reconnect herd on real sockets: ")
-        .replace(String.format(Locale.ROOT, " (token bucket, burst %,d, empty at restart);",
-            c.burst()), " (at most C per wall-clock second, from the restart);")
-        .replace(String.format(Locale.ROOT, "; seed %d. ", c.seed()),
-            String.format(Locale.ROOT, "; backoff seed %d. ", c.seed()));
+    return HerdReport.svg(herds, REAL_SOCKETS);
   }
 
   /** The earliest time {@code percent} % of the clients can be back: D + rank/C. */
