@@ -6,6 +6,7 @@ import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.DdpException;
 import dev.ddpkit.ddp.DdpMethodException;
+import dev.ddpkit.ddp.DdpStats;
 import dev.ddpkit.ddp.DdpStatus;
 import dev.ddpkit.ddp.Subscription;
 import dev.ddpkit.reconnect.Backoff;
@@ -207,6 +208,14 @@ public final class ChatClient implements AutoCloseable {
     synchronized (lock) {
       return new Stats(logins, resends, malformed, catchUps);
     }
+  }
+
+  /**
+   * Returns the counters of the DDP connection under the client (reconnects, heartbeat and connect
+   * timeouts, protocol errors), for monitoring and tests.
+   */
+  public DdpStats connectionStats() {
+    return ddp.stats();
   }
 
   /**
