@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * {@code /websocket}: password and resume-token login, {@code sendMessage} (idempotent by the
  * client's {@code _id}), {@code loadHistory}, {@code loadMissedMessages}, and the
  * {@code stream-room-messages} stream, with server pings, admission control and a graceful
- * drain. Messages, users, rooms and (hashed) tokens live in an MVStore file in the data
+ * drain. Messages, users, rooms and (hashed) tokens live in a journal file in the data
  * directory, and every answer is sent only once what it acknowledges is on disk, so a new server
  * on the same directory (and port) carries on after {@link #stop()} or {@link #kill()}.
  *
