@@ -419,18 +419,19 @@ public final class ChatClient implements AutoCloseable {
   }
 
   private void catchUp(String rid) {
+    RoomTimeline.CatchUp catchUp;
     synchronized (lock) {
       RoomTimeline t = timelines.get(rid);
       if (t == null || closed) {
         return;
       }
-      t.beginCatchUp();
+      catchUp = t.beginCatchUp();
     }
-    fetchMissed(rid);
+    fetchMissed(rid, catchUp);
   }
 
-  /** Fetches what was missed in a room, ending the catch-up begun for it. */
-  private void fetchMissed(String rid) {
+  /** Fetches what was missed in a room, ending {@code catchUp}, begun for it. */
+  private void fetchMissed(String rid, RoomTimeline.CatchUp catchUp) {
     Instant since;
     synchronized (lock) {
       RoomTimeline t = timelines.get(rid);
@@ -445,10 +446,11 @@ public final class ChatClient implements AutoCloseable {
             "loadMissedMessages",
             List.of(rid, Map.of("$date", since.toEpochMilli())),
             CallOptions.DEFAULT.withNoRetry(true))
-        .whenComplete((result, error) -> onCatchUpResult(rid, result, error, "catch-up"));
+        .whenComplete((result, error) -> onCatchUpResult(rid, catchUp, result, error, "catch-up"));
   }
 
-  private void onCatchUpResult(String rid, JsonNode result, Throwable error, String what) {
+  private void onCatchUpResult(
+      String rid, RoomTimeline.CatchUp catchUp, JsonNode result, Throwable error, String what) {
     Throwable cause = unwrap(error);
     List<ChatMessage> show;
     String problem = null;
@@ -458,7 +460,7 @@ public final class ChatClient implements AutoCloseable {
         return; // nothing is shown after the client stopped
       }
       if (cause != null) {
-        show = t.abortCatchUp();
+        show = t.abortCatchUp(catchUp);
         if (cause instanceof DdpMethodException e
             && !DdpMethodException.INVOCATION_FAILED.equals(e.error())) {
           problem = what + " of room " + rid + " failed: " + e.getMessage();
@@ -467,7 +469,7 @@ public final class ChatClient implements AutoCloseable {
         int[] bad = {0};
         List<ChatMessage> fetched = MessageParser.parseList(result, rid, bad);
         malformed += bad[0];
-        show = t.completeCatchUp(fetched);
+        show = t.completeCatchUp(catchUp, fetched);
       }
       emitMessagesLocked(show);
       if (problem != null) {
@@ -483,6 +485,7 @@ public final class ChatClient implements AutoCloseable {
   private void join(String rid) {
     Subscription sub;
     boolean rejoin;
+    RoomTimeline.CatchUp catchUp = null;
     synchronized (lock) {
       RoomTimeline t = timelines.get(rid);
       if (closed || subscriptions.containsKey(rid) || t == null) {
@@ -495,19 +498,22 @@ public final class ChatClient implements AutoCloseable {
       }
       if (historyLimit > 0 || rejoin) {
         // Live messages are held until the history (or what was missed) is in, so the screen
-        // fills in order.
-        t.beginCatchUp();
+        // fills in order. Ended by onJoinResult, whatever the answer.
+        catchUp = t.beginCatchUp();
       }
     }
     sub = ddp.subscribe(STREAM, rid, Map.of("useCollection", false, "args", List.of()));
     synchronized (lock) {
       subscriptions.put(rid, sub);
     }
-    sub.ready().whenComplete((v, error) -> onJoinResult(rid, error, rejoin));
+    RoomTimeline.CatchUp joinCatchUp = catchUp;
+    sub.ready().whenComplete((v, error) -> onJoinResult(rid, error, rejoin, joinCatchUp));
     sub.ended().whenComplete((v, error) -> onStreamEnded(rid, sub, error));
   }
 
-  private void onJoinResult(String rid, Throwable error, boolean rejoin) {
+  /** {@code catchUp}: the one {@link #join} began, or {@code null}; this ends it. */
+  private void onJoinResult(
+      String rid, Throwable error, boolean rejoin, RoomTimeline.CatchUp catchUp) {
     Throwable cause = unwrap(error);
     if (cause == null) {
       synchronized (lock) {
@@ -522,11 +528,11 @@ public final class ChatClient implements AutoCloseable {
         }
       }
       if (rejoin) {
-        fetchMissed(rid); // what came while the stream was gone
+        fetchMissed(rid, catchUp); // what came while the stream was gone
       } else if (historyLimit > 0) {
         List<Object> params = Arrays.asList(rid, null, historyLimit, null);
         call("loadHistory", params, CallOptions.DEFAULT.withNoRetry(true))
-            .whenComplete((result, e) -> onCatchUpResult(rid, result, e, "history"));
+            .whenComplete((result, e) -> onCatchUpResult(rid, catchUp, result, e, "history"));
       }
       return;
     }
@@ -536,6 +542,12 @@ public final class ChatClient implements AutoCloseable {
         return;
       }
       subscriptions.remove(rid);
+      RoomTimeline t = timelines.get(rid);
+      if (t != null && catchUp != null) {
+        // Refused: the catch-up this join began ends here, or the room's live messages would be
+        // held for good once a later join succeeds.
+        emitMessagesLocked(t.abortCatchUp(catchUp));
+      }
       retryIn = rejoin ? rejoinLaterLocked(rid, cause) : null;
       if (retryIn == null) {
         // The server refused the stream (not a member, no such room): forget the room.
