@@ -464,7 +464,8 @@ public final class DdpClient implements AutoCloseable {
      * Runs the client's event loop on this executor instead of the client's own thread. The client
      * still runs its tasks one at a time and in order. {@code Runnable::run} makes every step run
      * on the calling thread, which with a {@link dev.ddpkit.reconnect.VirtualScheduler} makes tests
-     * fully deterministic. The executor is not shut down by {@link DdpClient#close()}.
+     * fully deterministic. The executor is not shut down by {@link DdpClient#close()}. If it
+     * rejects the loop, the thread that submitted the task runs the queued tasks itself (logged).
      */
     public Builder executor(Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
