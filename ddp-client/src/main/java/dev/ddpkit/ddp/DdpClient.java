@@ -407,10 +407,14 @@ public final class DdpClient implements AutoCloseable {
       return this;
     }
 
-    /** How many calls may wait while offline before new ones fail at once (default 1,000). */
+    /**
+     * How many calls may wait unsent (while offline, or behind a wait call such as a login) before
+     * new ones fail at once; at least 1 (default 1,000).
+     */
     public Builder maxQueuedCalls(int max) {
-      if (max < 0) {
-        throw new IllegalArgumentException("maxQueuedCalls must not be negative: " + max);
+      if (max < 1) {
+        // 0 would fail every call, even while connected: a call waits unsent until it is sent.
+        throw new IllegalArgumentException("maxQueuedCalls must be at least 1: " + max);
       }
       this.maxQueuedCalls = max;
       return this;
