@@ -74,6 +74,11 @@ public final class ChatClient implements AutoCloseable {
   private final Set<String> joined = new LinkedHashSet<>();
   /** Rooms whose stream ended for a transient reason at least once. */
   private final Map<String, Rejoin> rejoins = new LinkedHashMap<>();
+  /**
+   * Catch-ups refused for want of a login after a reconnect, by room: still begun (live messages
+   * held), they fetch again once logged in.
+   */
+  private final Map<String, RoomTimeline.CatchUp> catchUpsAfterLogin = new LinkedHashMap<>();
   private final Outbox outbox;
   private final ArrayDeque<Runnable> events = new ArrayDeque<>();
   private final List<CompletableFuture<Void>> flushWaiters = new ArrayList<>();
@@ -337,10 +342,13 @@ public final class ChatClient implements AutoCloseable {
     }
     List<String> toJoin = new ArrayList<>();
     List<Outbox.Entry> toSend;
+    Map<String, RoomTimeline.CatchUp> toCatchUp;
     synchronized (lock) {
       if (closed) {
         return;
       }
+      toCatchUp = new LinkedHashMap<>(catchUpsAfterLogin);
+      catchUpsAfterLogin.clear();
       token = tokenNode.textValue();
       loggedIn = true;
       logins++;
@@ -359,6 +367,7 @@ public final class ChatClient implements AutoCloseable {
     drain();
     toJoin.forEach(this::join);
     send(toSend);
+    toCatchUp.forEach(this::fetchMissed);
   }
 
   private void retryLogin() {
@@ -419,18 +428,19 @@ public final class ChatClient implements AutoCloseable {
   }
 
   private void catchUp(String rid) {
+    RoomTimeline.CatchUp catchUp;
     synchronized (lock) {
       RoomTimeline t = timelines.get(rid);
-      if (t == null || closed) {
-        return;
+      if (t == null || closed || catchUpsAfterLogin.containsKey(rid)) {
+        return; // gone, or a refused catch-up already waits for the login
       }
-      t.beginCatchUp();
+      catchUp = t.beginCatchUp();
     }
-    fetchMissed(rid);
+    fetchMissed(rid, catchUp);
   }
 
-  /** Fetches what was missed in a room, ending the catch-up begun for it. */
-  private void fetchMissed(String rid) {
+  /** Fetches what was missed in a room, ending {@code catchUp}, begun for it. */
+  private void fetchMissed(String rid, RoomTimeline.CatchUp catchUp) {
     Instant since;
     synchronized (lock) {
       RoomTimeline t = timelines.get(rid);
@@ -445,10 +455,11 @@ public final class ChatClient implements AutoCloseable {
             "loadMissedMessages",
             List.of(rid, Map.of("$date", since.toEpochMilli())),
             CallOptions.DEFAULT.withNoRetry(true))
-        .whenComplete((result, error) -> onCatchUpResult(rid, result, error, "catch-up"));
+        .whenComplete((result, error) -> onCatchUpResult(rid, catchUp, result, error, "catch-up"));
   }
 
-  private void onCatchUpResult(String rid, JsonNode result, Throwable error, String what) {
+  private void onCatchUpResult(
+      String rid, RoomTimeline.CatchUp catchUp, JsonNode result, Throwable error, String what) {
     Throwable cause = unwrap(error);
     List<ChatMessage> show;
     String problem = null;
@@ -457,8 +468,17 @@ public final class ChatClient implements AutoCloseable {
       if (t == null || closed) {
         return; // nothing is shown after the client stopped
       }
-      if (cause != null) {
-        show = t.abortCatchUp();
+      if (cause instanceof DdpMethodException e && awaitingLoginLocked(e)) {
+        // Sent before the login went through after a reconnect: fetch again once logged in,
+        // holding live messages until then.
+        log.debug("{}: {} of room {} refused before the login; again after it", name, what, rid);
+        if (catchUpsAfterLogin.putIfAbsent(rid, catchUp) == null) {
+          show = List.of();
+        } else {
+          show = t.abortCatchUp(catchUp); // the one waiting already covers this gap
+        }
+      } else if (cause != null) {
+        show = t.abortCatchUp(catchUp);
         if (cause instanceof DdpMethodException e
             && !DdpMethodException.INVOCATION_FAILED.equals(e.error())) {
           problem = what + " of room " + rid + " failed: " + e.getMessage();
@@ -467,7 +487,7 @@ public final class ChatClient implements AutoCloseable {
         int[] bad = {0};
         List<ChatMessage> fetched = MessageParser.parseList(result, rid, bad);
         malformed += bad[0];
-        show = t.completeCatchUp(fetched);
+        show = t.completeCatchUp(catchUp, fetched);
       }
       emitMessagesLocked(show);
       if (problem != null) {
@@ -483,6 +503,7 @@ public final class ChatClient implements AutoCloseable {
   private void join(String rid) {
     Subscription sub;
     boolean rejoin;
+    RoomTimeline.CatchUp catchUp = null;
     synchronized (lock) {
       RoomTimeline t = timelines.get(rid);
       if (closed || subscriptions.containsKey(rid) || t == null) {
@@ -495,19 +516,22 @@ public final class ChatClient implements AutoCloseable {
       }
       if (historyLimit > 0 || rejoin) {
         // Live messages are held until the history (or what was missed) is in, so the screen
-        // fills in order.
-        t.beginCatchUp();
+        // fills in order. Ended by onJoinResult, whatever the answer.
+        catchUp = t.beginCatchUp();
       }
     }
     sub = ddp.subscribe(STREAM, rid, Map.of("useCollection", false, "args", List.of()));
     synchronized (lock) {
       subscriptions.put(rid, sub);
     }
-    sub.ready().whenComplete((v, error) -> onJoinResult(rid, error, rejoin));
+    RoomTimeline.CatchUp joinCatchUp = catchUp;
+    sub.ready().whenComplete((v, error) -> onJoinResult(rid, error, rejoin, joinCatchUp));
     sub.ended().whenComplete((v, error) -> onStreamEnded(rid, sub, error));
   }
 
-  private void onJoinResult(String rid, Throwable error, boolean rejoin) {
+  /** {@code catchUp}: the one {@link #join} began, or {@code null}; this ends it. */
+  private void onJoinResult(
+      String rid, Throwable error, boolean rejoin, RoomTimeline.CatchUp catchUp) {
     Throwable cause = unwrap(error);
     if (cause == null) {
       synchronized (lock) {
@@ -522,11 +546,11 @@ public final class ChatClient implements AutoCloseable {
         }
       }
       if (rejoin) {
-        fetchMissed(rid); // what came while the stream was gone
+        fetchMissed(rid, catchUp); // what came while the stream was gone
       } else if (historyLimit > 0) {
         List<Object> params = Arrays.asList(rid, null, historyLimit, null);
         call("loadHistory", params, CallOptions.DEFAULT.withNoRetry(true))
-            .whenComplete((result, e) -> onCatchUpResult(rid, result, e, "history"));
+            .whenComplete((result, e) -> onCatchUpResult(rid, catchUp, result, e, "history"));
       }
       return;
     }
@@ -536,8 +560,18 @@ public final class ChatClient implements AutoCloseable {
         return;
       }
       subscriptions.remove(rid);
+      RoomTimeline t = timelines.get(rid);
+      if (t != null && catchUp != null) {
+        // Refused: the catch-up this join began ends here, or the room's live messages would be
+        // held for good once a later join succeeds.
+        emitMessagesLocked(t.abortCatchUp(catchUp));
+      }
       retryIn = rejoin ? rejoinLaterLocked(rid, cause) : null;
-      if (retryIn == null) {
+      if (retryIn == null && cause instanceof DdpMethodException m && awaitingLoginLocked(m)) {
+        // Refused before the login went through after a reconnect: the next login joins every
+        // room without a stream, this one included.
+        log.debug("{}: room {} refused before the login; joined again after it", name, rid);
+      } else if (retryIn == null) {
         // The server refused the stream (not a member, no such room): forget the room.
         timelines.remove(rid);
         rejoins.remove(rid);
@@ -591,7 +625,7 @@ public final class ChatClient implements AutoCloseable {
    * %); else returns {@code null}.
    */
   private Duration rejoinLaterLocked(String rid, Throwable cause) {
-    if (cause instanceof DdpMethodException m && !retryable(m)) {
+    if (cause instanceof DdpMethodException m && !retryable(m) && !awaitingLoginLocked(m)) {
       return null;
     }
     Rejoin r = rejoins.computeIfAbsent(rid, k -> new Rejoin());
@@ -661,13 +695,15 @@ public final class ChatClient implements AutoCloseable {
         }
       } else if (closed) {
         return;
-      } else if (cause instanceof DdpMethodException m && !retryable(m)) {
+      } else if (cause instanceof DdpMethodException m && !retryable(m)
+          && !awaitingLoginLocked(m)) {
         outbox.reject(e.id());
         String text = "message " + e.id() + " to room " + e.rid() + " rejected: " + m.getMessage();
         events.add(() -> listener.onError(text));
       } else {
-        // Lost with the connection, or refused for a while: same id again, the server ignores a
-        // second copy of a message it already has.
+        // Lost with the connection, refused for a while, or refused before the login went
+        // through after a reconnect: same id again (the next login sends it if we are logged
+        // out), and the server ignores a second copy of a message it already has.
         outbox.requeue(e.id());
         resends++;
         if (loggedIn && !resendScheduled) {
@@ -698,6 +734,29 @@ public final class ChatClient implements AutoCloseable {
         || code.contains("too-many-requests")
         || code.contains("too-busy")
         || code.matches("5\\d\\d");
+  }
+
+  /**
+   * Whether a server error refuses a call for want of a login: Rocket.Chat's {@code
+   * error-not-allowed} and {@code not-allowed} (a refused stream), {@code error-invalid-user}, or
+   * 401 / 403.
+   */
+  static boolean notAllowed(DdpMethodException e) {
+    String code = e.error();
+    return code.contains("not-allowed")
+        || code.equals("error-invalid-user")
+        || code.equals("401")
+        || code.equals("403");
+  }
+
+  /**
+   * Whether a refusal came while the client is not logged in (again, after a reconnect whose
+   * resume login failed for a while or is still under way): the call, the stream or the catch-up
+   * went out unauthenticated, so it is tried again after the login. Once logged in, such a refusal
+   * is final.
+   */
+  private boolean awaitingLoginLocked(DdpMethodException e) {
+    return !loggedIn && !closed && notAllowed(e);
   }
 
   private void resendQueued() {

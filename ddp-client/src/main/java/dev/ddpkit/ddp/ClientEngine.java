@@ -984,6 +984,14 @@ final class ClientEngine {
     if (closed) {
       return;
     }
+    if (s.state() == ReconnectionManager.State.STOPPED
+        && manager.status().state() != ReconnectionManager.State.STOPPED) {
+      // Stale: the manager was started again since (connect() from a status listener on FAILED,
+      // while this STOPPED was still queued), and its newer snapshots follow this one. Acting on
+      // it would fail the client for good with the manager running and no dial.
+      log.debug("{}: stale manager snapshot ignored: {}", name, s.state());
+      return;
+    }
     lastManager = s;
     lastRetryTime = retry;
     if (s.state() == ReconnectionManager.State.STOPPED && started && failure == null) {
