@@ -54,7 +54,8 @@ class ClientFrameStormFuzzTest {
   @FuzzTries.InputsPerTry(30)
   void anyFrameSequenceLeavesTheClientWorkingAndNoFutureHanging(
       @ForAll("storms") List<Step> steps) {
-    try (StormClient c = new StormClient("fuzz-client", Runnable::run)) {
+    StormClient c = new StormClient("fuzz-client", Runnable::run);
+    try {
       c.setUp();
       for (Step s : steps) {
         apply(c, s);
@@ -66,6 +67,8 @@ class ClientFrameStormFuzzTest {
       c.close();
       c.assertEveryFutureComplete();
       assertThat(c.errorLines()).as("errors logged after the storm").isEmpty();
+    } finally {
+      c.close(); // idempotent; also when an assertion failed
     }
   }
 
@@ -80,7 +83,8 @@ class ClientFrameStormFuzzTest {
     List<String> frames =
         FrameArbitraries.anyFrame().sampleStream().limit(2L * perThread).toList();
     ExecutorService pushers = Executors.newFixedThreadPool(2, r -> new Thread(r, "fuzz-pusher"));
-    try (StormClient c = new StormClient("fuzz-loop", null)) {
+    StormClient c = new StormClient("fuzz-loop", null);
+    try {
       c.client.connect();
       await().atMost(10, SECONDS).until(() -> c.net.count() == 1);
       ServerEnd s = c.net.last().open();
@@ -142,6 +146,7 @@ class ClientFrameStormFuzzTest {
       c.assertEveryFutureComplete();
       await().atMost(10, SECONDS).until(() -> !loopThreadAlive("fuzz-loop"));
     } finally {
+      c.close();
       pushers.shutdownNow();
       assertThat(pushers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
     }

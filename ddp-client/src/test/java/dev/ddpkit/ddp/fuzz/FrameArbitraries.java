@@ -161,7 +161,7 @@ final class FrameArbitraries {
         Arbitraries.of("NaN", "Infinity", "x").map(s -> (JsonNode) F.objectNode()
             .put("$InfNaN", s.equals("x") ? 7 : s.equals("NaN") ? 0 : 1)),
         Arbitraries.just((JsonNode) F.objectNode().put("$type", "t").put("$value", 1)),
-        Arbitraries.just((JsonNode) F.objectNode().set("$escape", F.objectNode().put("$date", 1)))));
+        Arbitraries.just(F.objectNode().set("$escape", F.objectNode().put("$date", 1)))));
   }
 
   // ---- mutations ----

@@ -86,7 +86,11 @@ final class TlsDdpServer extends WebSocketServer implements AutoCloseable {
   public void onError(WebSocket conn, Exception ex) {}
 
   @Override
-  public void close() throws InterruptedException {
-    stop(2000);
+  public void close() {
+    try {
+      stop(2000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
