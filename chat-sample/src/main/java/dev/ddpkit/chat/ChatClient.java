@@ -6,6 +6,7 @@ import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.DdpException;
 import dev.ddpkit.ddp.DdpMethodException;
+import dev.ddpkit.ddp.DdpStats;
 import dev.ddpkit.ddp.DdpStatus;
 import dev.ddpkit.ddp.Subscription;
 import dev.ddpkit.reconnect.Backoff;
@@ -27,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,6 +51,8 @@ public final class ChatClient implements AutoCloseable {
   private static final AtomicInteger SEQ = new AtomicInteger();
   private static final int MAX_SEEN_IDS = 10_000;
   private static final int MAX_HELD = 10_000;
+  /** The longest wait before joining again a room whose stream ended. */
+  private static final Duration REJOIN_CAP = Duration.ofSeconds(30);
 
   private final DdpClient ddp;
   private final ChatListener listener;
@@ -68,6 +72,13 @@ public final class ChatClient implements AutoCloseable {
   private final Map<String, RoomTimeline> timelines = new LinkedHashMap<>();
   private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();
   private final Set<String> joined = new LinkedHashSet<>();
+  /** Rooms whose stream ended for a transient reason at least once. */
+  private final Map<String, Rejoin> rejoins = new LinkedHashMap<>();
+  /**
+   * Catch-ups refused for want of a login after a reconnect, by room: still begun (live messages
+   * held), they fetch again once logged in.
+   */
+  private final Map<String, RoomTimeline.CatchUp> catchUpsAfterLogin = new LinkedHashMap<>();
   private final Outbox outbox;
   private final ArrayDeque<Runnable> events = new ArrayDeque<>();
   private final List<CompletableFuture<Void>> flushWaiters = new ArrayList<>();
@@ -205,6 +216,14 @@ public final class ChatClient implements AutoCloseable {
   }
 
   /**
+   * Returns the counters of the DDP connection under the client (reconnects, heartbeat and connect
+   * timeouts, protocol errors), for monitoring and tests.
+   */
+  public DdpStats connectionStats() {
+    return ddp.stats();
+  }
+
+  /**
    * Completes at the first successful login; fails if the client signs out or stops before.
    */
   public CompletableFuture<Void> loggedIn() {
@@ -323,10 +342,13 @@ public final class ChatClient implements AutoCloseable {
     }
     List<String> toJoin = new ArrayList<>();
     List<Outbox.Entry> toSend;
+    Map<String, RoomTimeline.CatchUp> toCatchUp;
     synchronized (lock) {
       if (closed) {
         return;
       }
+      toCatchUp = new LinkedHashMap<>(catchUpsAfterLogin);
+      catchUpsAfterLogin.clear();
       token = tokenNode.textValue();
       loggedIn = true;
       logins++;
@@ -345,6 +367,7 @@ public final class ChatClient implements AutoCloseable {
     drain();
     toJoin.forEach(this::join);
     send(toSend);
+    toCatchUp.forEach(this::fetchMissed);
   }
 
   private void retryLogin() {
@@ -405,13 +428,25 @@ public final class ChatClient implements AutoCloseable {
   }
 
   private void catchUp(String rid) {
+    RoomTimeline.CatchUp catchUp;
+    synchronized (lock) {
+      RoomTimeline t = timelines.get(rid);
+      if (t == null || closed || catchUpsAfterLogin.containsKey(rid)) {
+        return; // gone, or a refused catch-up already waits for the login
+      }
+      catchUp = t.beginCatchUp();
+    }
+    fetchMissed(rid, catchUp);
+  }
+
+  /** Fetches what was missed in a room, ending {@code catchUp}, begun for it. */
+  private void fetchMissed(String rid, RoomTimeline.CatchUp catchUp) {
     Instant since;
     synchronized (lock) {
       RoomTimeline t = timelines.get(rid);
       if (t == null || closed) {
         return;
       }
-      t.beginCatchUp();
       catchUps++;
       since = t.catchUpSince(catchUpOverlap, clock.instant());
     }
@@ -420,10 +455,11 @@ public final class ChatClient implements AutoCloseable {
             "loadMissedMessages",
             List.of(rid, Map.of("$date", since.toEpochMilli())),
             CallOptions.DEFAULT.withNoRetry(true))
-        .whenComplete((result, error) -> onCatchUpResult(rid, result, error, "catch-up"));
+        .whenComplete((result, error) -> onCatchUpResult(rid, catchUp, result, error, "catch-up"));
   }
 
-  private void onCatchUpResult(String rid, JsonNode result, Throwable error, String what) {
+  private void onCatchUpResult(
+      String rid, RoomTimeline.CatchUp catchUp, JsonNode result, Throwable error, String what) {
     Throwable cause = unwrap(error);
     List<ChatMessage> show;
     String problem = null;
@@ -432,8 +468,17 @@ public final class ChatClient implements AutoCloseable {
       if (t == null || closed) {
         return; // nothing is shown after the client stopped
       }
-      if (cause != null) {
-        show = t.abortCatchUp();
+      if (cause instanceof DdpMethodException e && awaitingLoginLocked(e)) {
+        // Sent before the login went through after a reconnect: fetch again once logged in,
+        // holding live messages until then.
+        log.debug("{}: {} of room {} refused before the login; again after it", name, what, rid);
+        if (catchUpsAfterLogin.putIfAbsent(rid, catchUp) == null) {
+          show = List.of();
+        } else {
+          show = t.abortCatchUp(catchUp); // the one waiting already covers this gap
+        }
+      } else if (cause != null) {
+        show = t.abortCatchUp(catchUp);
         if (cause instanceof DdpMethodException e
             && !DdpMethodException.INVOCATION_FAILED.equals(e.error())) {
           problem = what + " of room " + rid + " failed: " + e.getMessage();
@@ -442,7 +487,7 @@ public final class ChatClient implements AutoCloseable {
         int[] bad = {0};
         List<ChatMessage> fetched = MessageParser.parseList(result, rid, bad);
         malformed += bad[0];
-        show = t.completeCatchUp(fetched);
+        show = t.completeCatchUp(catchUp, fetched);
       }
       emitMessagesLocked(show);
       if (problem != null) {
@@ -457,25 +502,36 @@ public final class ChatClient implements AutoCloseable {
 
   private void join(String rid) {
     Subscription sub;
+    boolean rejoin;
+    RoomTimeline.CatchUp catchUp = null;
     synchronized (lock) {
-      if (closed || subscriptions.containsKey(rid)) {
+      RoomTimeline t = timelines.get(rid);
+      if (closed || subscriptions.containsKey(rid) || t == null) {
         return;
       }
-      RoomTimeline t = timelines.get(rid);
-      t.markJoined(clock.instant());
-      if (historyLimit > 0) {
-        // Live messages are held until the history is in, so the screen fills in order.
-        t.beginCatchUp();
+      Rejoin r = rejoins.get(rid);
+      rejoin = r != null && r.pending;
+      if (!rejoin) {
+        t.markJoined(clock.instant()); // a rejoin catches up from what was last shown instead
+      }
+      if (historyLimit > 0 || rejoin) {
+        // Live messages are held until the history (or what was missed) is in, so the screen
+        // fills in order. Ended by onJoinResult, whatever the answer.
+        catchUp = t.beginCatchUp();
       }
     }
     sub = ddp.subscribe(STREAM, rid, Map.of("useCollection", false, "args", List.of()));
     synchronized (lock) {
       subscriptions.put(rid, sub);
     }
-    sub.ready().whenComplete((v, error) -> onJoinResult(rid, error));
+    RoomTimeline.CatchUp joinCatchUp = catchUp;
+    sub.ready().whenComplete((v, error) -> onJoinResult(rid, error, rejoin, joinCatchUp));
+    sub.ended().whenComplete((v, error) -> onStreamEnded(rid, sub, error));
   }
 
-  private void onJoinResult(String rid, Throwable error) {
+  /** {@code catchUp}: the one {@link #join} began, or {@code null}; this ends it. */
+  private void onJoinResult(
+      String rid, Throwable error, boolean rejoin, RoomTimeline.CatchUp catchUp) {
     Throwable cause = unwrap(error);
     if (cause == null) {
       synchronized (lock) {
@@ -483,24 +539,117 @@ public final class ChatClient implements AutoCloseable {
           return;
         }
         joined.add(rid);
+        Rejoin r = rejoins.get(rid);
+        if (r != null) {
+          r.pending = false;
+          r.liveSince = clock.instant();
+        }
       }
-      if (historyLimit > 0) {
+      if (rejoin) {
+        fetchMissed(rid, catchUp); // what came while the stream was gone
+      } else if (historyLimit > 0) {
         List<Object> params = Arrays.asList(rid, null, historyLimit, null);
         call("loadHistory", params, CallOptions.DEFAULT.withNoRetry(true))
-            .whenComplete((result, e) -> onCatchUpResult(rid, result, e, "history"));
+            .whenComplete((result, e) -> onCatchUpResult(rid, catchUp, result, e, "history"));
       }
       return;
     }
+    Duration retryIn;
     synchronized (lock) {
       if (closed) {
         return;
       }
-      // The server refused the stream (not a member, no such room): forget the room.
-      timelines.remove(rid);
       subscriptions.remove(rid);
-      events.add(() -> listener.onError("cannot join room " + rid + ": " + cause.getMessage()));
+      RoomTimeline t = timelines.get(rid);
+      if (t != null && catchUp != null) {
+        // Refused: the catch-up this join began ends here, or the room's live messages would be
+        // held for good once a later join succeeds.
+        emitMessagesLocked(t.abortCatchUp(catchUp));
+      }
+      retryIn = rejoin ? rejoinLaterLocked(rid, cause) : null;
+      if (retryIn == null && cause instanceof DdpMethodException m && awaitingLoginLocked(m)) {
+        // Refused before the login went through after a reconnect: the next login joins every
+        // room without a stream, this one included.
+        log.debug("{}: room {} refused before the login; joined again after it", name, rid);
+      } else if (retryIn == null) {
+        // The server refused the stream (not a member, no such room): forget the room.
+        timelines.remove(rid);
+        rejoins.remove(rid);
+        events.add(() -> listener.onError("cannot join room " + rid + ": " + cause.getMessage()));
+      }
     }
     drain();
+    if (retryIn != null) {
+      scheduler.schedule(retryIn, () -> rejoin(rid));
+    }
+  }
+
+  /**
+   * A room's stream ended without our asking: refused when revived after a reconnect, or ended by
+   * the server. A refusal (no longer a member, no such room) is final: the room is left. Anything
+   * else (ended with no error, or an error worth retrying) is rejoined with backoff, and what was
+   * missed meanwhile fetched. Either way the user is told through {@link ChatListener#onError}.
+   */
+  private void onStreamEnded(String rid, Subscription sub, Throwable error) {
+    Throwable cause = unwrap(error);
+    if (cause == null) {
+      return; // stopped by us
+    }
+    Duration retryIn;
+    synchronized (lock) {
+      if (closed || subscriptions.get(rid) != sub || !joined.contains(rid)) {
+        return; // closing, or refused before its first ready: onJoinResult reports that
+      }
+      if (!(cause instanceof DdpMethodException)
+          && (lastDdpStatus == null || !lastDdpStatus.connected())) {
+        return; // the DDP client gave up for good: the status says so
+      }
+      joined.remove(rid);
+      subscriptions.remove(rid);
+      retryIn = rejoinLaterLocked(rid, cause);
+      if (retryIn == null) {
+        timelines.remove(rid);
+        rejoins.remove(rid);
+        events.add(() -> listener.onError("left room " + rid + ": " + cause.getMessage()));
+      }
+    }
+    drain();
+    if (retryIn != null) {
+      scheduler.schedule(retryIn, () -> rejoin(rid));
+    }
+  }
+
+  /**
+   * If {@code cause} is worth another try, counts the attempt, queues the user's notice and
+   * returns the delay before rejoining (from {@code resendDelay}, doubling, capped at 30 s, +-25
+   * %); else returns {@code null}.
+   */
+  private Duration rejoinLaterLocked(String rid, Throwable cause) {
+    if (cause instanceof DdpMethodException m && !retryable(m) && !awaitingLoginLocked(m)) {
+      return null;
+    }
+    Rejoin r = rejoins.computeIfAbsent(rid, k -> new Rejoin());
+    if (!r.pending && r.liveSince != null
+        && !Duration.between(r.liveSince, clock.instant()).minus(REJOIN_CAP).isNegative()) {
+      r.attempts = 0; // the last stream lived long enough: start the curve again
+    }
+    r.attempts++;
+    r.pending = true;
+    Duration delay = Backoff.proportional(resendDelay, REJOIN_CAP, 0.25)
+        .delay(r.attempts, ThreadLocalRandom.current().nextDouble());
+    String text = "stream of room " + rid + " ended (" + cause.getMessage() + "); rejoining in "
+        + ChatStatus.humanDelay(delay);
+    events.add(() -> listener.onError(text));
+    return delay;
+  }
+
+  private void rejoin(String rid) {
+    synchronized (lock) {
+      if (closed || !loggedIn) {
+        return; // the next login joins every room without a stream
+      }
+    }
+    join(rid);
   }
 
   private void onStreamEvent(ObjectNode fields) {
@@ -546,13 +695,15 @@ public final class ChatClient implements AutoCloseable {
         }
       } else if (closed) {
         return;
-      } else if (cause instanceof DdpMethodException m && !retryable(m)) {
+      } else if (cause instanceof DdpMethodException m && !retryable(m)
+          && !awaitingLoginLocked(m)) {
         outbox.reject(e.id());
         String text = "message " + e.id() + " to room " + e.rid() + " rejected: " + m.getMessage();
         events.add(() -> listener.onError(text));
       } else {
-        // Lost with the connection, or refused for a while: same id again, the server ignores a
-        // second copy of a message it already has.
+        // Lost with the connection, refused for a while, or refused before the login went
+        // through after a reconnect: same id again (the next login sends it if we are logged
+        // out), and the server ignores a second copy of a message it already has.
         outbox.requeue(e.id());
         resends++;
         if (loggedIn && !resendScheduled) {
@@ -583,6 +734,29 @@ public final class ChatClient implements AutoCloseable {
         || code.contains("too-many-requests")
         || code.contains("too-busy")
         || code.matches("5\\d\\d");
+  }
+
+  /**
+   * Whether a server error refuses a call for want of a login: Rocket.Chat's {@code
+   * error-not-allowed} and {@code not-allowed} (a refused stream), {@code error-invalid-user}, or
+   * 401 / 403.
+   */
+  static boolean notAllowed(DdpMethodException e) {
+    String code = e.error();
+    return code.contains("not-allowed")
+        || code.equals("error-invalid-user")
+        || code.equals("401")
+        || code.equals("403");
+  }
+
+  /**
+   * Whether a refusal came while the client is not logged in (again, after a reconnect whose
+   * resume login failed for a while or is still under way): the call, the stream or the catch-up
+   * went out unauthenticated, so it is tried again after the login. Once logged in, such a refusal
+   * is final.
+   */
+  private boolean awaitingLoginLocked(DdpMethodException e) {
+    return !loggedIn && !closed && notAllowed(e);
   }
 
   private void resendQueued() {
@@ -715,6 +889,18 @@ public final class ChatClient implements AutoCloseable {
       t = t.getCause();
     }
     return t;
+  }
+
+  /**
+   * The rejoin state of a room whose stream ended: a stream that ends again soon after a rejoin
+   * backs off further, as a connection that drops right after it opened does.
+   */
+  private static final class Rejoin {
+    int attempts;
+    /** A rejoin is scheduled or under way. */
+    boolean pending;
+    /** When the last rejoined stream became ready. */
+    Instant liveSince;
   }
 
   /**

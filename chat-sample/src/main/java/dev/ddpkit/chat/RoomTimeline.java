@@ -18,6 +18,10 @@ import java.util.Optional;
  * {@code loadMissedMessages}) is outstanding, live messages are held back; when the last catch-up
  * ends, what it fetched and what was held are shown together, in time-stamp order, minus anything
  * already shown. So a reconnect never shows a message twice nor out of order.
+ *
+ * <p>Each catch-up is a {@link CatchUp} token from {@link #beginCatchUp()}, ended by {@link
+ * #completeCatchUp} or {@link #abortCatchUp}: a second end of the same token is ignored, so a
+ * path that ends a catch-up twice cannot release another one's held messages early.
  */
 public final class RoomTimeline {
   /** Orders messages by time stamp, then id, so equal time stamps still have one order. */
@@ -100,9 +104,13 @@ public final class RoomTimeline {
     return seen.containsKey(id);
   }
 
-  /** Starts a catch-up: live messages are held until it ends. */
-  public void beginCatchUp() {
+  /**
+   * Starts a catch-up: live messages are held until it ends. Every token returned must be ended
+   * once, else the room's live messages stay held.
+   */
+  public CatchUp beginCatchUp() {
     pendingCatchUps++;
+    return new CatchUp(this);
   }
 
   /**
@@ -122,28 +130,47 @@ public final class RoomTimeline {
   }
 
   /**
-   * Ends one catch-up with what it fetched (any order). Returns what to show now, in order: nothing
-   * if another catch-up is still outstanding (the fetched messages are held with the rest).
+   * Ends a catch-up with what it fetched (any order). Returns what to show now, in order: nothing
+   * if another catch-up is still outstanding (the fetched messages are held with the rest), or if
+   * this one was ended already.
    */
-  public List<ChatMessage> completeCatchUp(List<ChatMessage> fetched) {
+  public List<ChatMessage> completeCatchUp(CatchUp catchUp, List<ChatMessage> fetched) {
+    if (!end(catchUp)) {
+      return List.of();
+    }
     for (ChatMessage m : fetched) {
       checkRoom(m);
       if (!seen.containsKey(m.id())) {
         held.putIfAbsent(m.id(), m);
       }
     }
-    return endCatchUp();
+    return release();
   }
 
-  /** Ends one catch-up that failed. Returns the held messages to show now, in order. */
-  public List<ChatMessage> abortCatchUp() {
-    return endCatchUp();
+  /**
+   * Ends a catch-up that failed. Returns the held messages to show now, in order (nothing if this
+   * catch-up was ended already).
+   */
+  public List<ChatMessage> abortCatchUp(CatchUp catchUp) {
+    return end(catchUp) ? release() : List.of();
   }
 
-  private List<ChatMessage> endCatchUp() {
-    if (pendingCatchUps > 0) {
-      pendingCatchUps--;
+  /** Marks the token ended; returns whether it was pending. */
+  private boolean end(CatchUp catchUp) {
+    Objects.requireNonNull(catchUp, "catchUp");
+    if (catchUp.timeline != this) {
+      throw new IllegalArgumentException("catch-up of room " + catchUp.timeline.rid + " ended in "
+          + rid);
     }
+    if (catchUp.ended) {
+      return false;
+    }
+    catchUp.ended = true;
+    pendingCatchUps--;
+    return true;
+  }
+
+  private List<ChatMessage> release() {
     if (pendingCatchUps > 0 || held.isEmpty()) {
       return List.of();
     }
@@ -174,6 +201,21 @@ public final class RoomTimeline {
   private void checkRoom(ChatMessage m) {
     if (!rid.equals(m.rid())) {
       throw new IllegalArgumentException("message of room " + m.rid() + " offered to " + rid);
+    }
+  }
+
+  /** One catch-up begun by {@link #beginCatchUp()}; ended once (later ends are ignored). */
+  public static final class CatchUp {
+    private final RoomTimeline timeline;
+    private boolean ended; // guarded as the timeline is
+
+    private CatchUp(RoomTimeline timeline) {
+      this.timeline = timeline;
+    }
+
+    /** Returns whether the catch-up was ended. */
+    public boolean ended() {
+      return ended;
     }
   }
 }

@@ -32,13 +32,13 @@ class RoomTimelineTest {
   void catchUpMergesHeldAndFetchedInTimestampOrderWithoutDuplicates() {
     RoomTimeline t = new RoomTimeline("general", 100, 100);
     t.offerLive(msg("a", 1));
-    t.beginCatchUp();
+    RoomTimeline.CatchUp c = t.beginCatchUp();
     // Live traffic after the re-subscription, while the missed messages are being fetched.
     assertThat(t.offerLive(msg("e", 5))).isEmpty();
     assertThat(t.offerLive(msg("d", 4))).isEmpty();
     assertThat(t.heldCount()).isEqualTo(2);
     // The fetch overlaps: it returns "a" (already shown) and "d" (also held), newest first.
-    List<ChatMessage> shown = t.completeCatchUp(List.of(msg("d", 4), msg("c", 3), msg("b", 2), msg("a", 1)));
+    List<ChatMessage> shown = t.completeCatchUp(c, List.of(msg("d", 4), msg("c", 3), msg("b", 2), msg("a", 1)));
     assertThat(ids(shown)).containsExactly("b", "c", "d", "e");
     assertThat(t.catchingUp()).isFalse();
     assertThat(t.offerLive(msg("e", 5))).isEmpty();
@@ -47,37 +47,60 @@ class RoomTimelineTest {
   @Test
   void overlappingCatchUpsReleaseOnlyWhenTheLastEnds() {
     RoomTimeline t = new RoomTimeline("general", 100, 100);
-    t.beginCatchUp();
-    t.beginCatchUp();
-    assertThat(t.completeCatchUp(List.of(msg("b", 2)))).isEmpty();
+    RoomTimeline.CatchUp first = t.beginCatchUp();
+    RoomTimeline.CatchUp second = t.beginCatchUp();
+    assertThat(t.completeCatchUp(first, List.of(msg("b", 2)))).isEmpty();
     assertThat(t.offerLive(msg("c", 3))).isEmpty();
-    assertThat(ids(t.completeCatchUp(List.of(msg("a", 1), msg("b", 2))))).containsExactly("a", "b", "c");
+    assertThat(ids(t.completeCatchUp(second, List.of(msg("a", 1), msg("b", 2)))))
+        .containsExactly("a", "b", "c");
   }
 
   @Test
   void abortedCatchUpReleasesHeldMessages() {
     RoomTimeline t = new RoomTimeline("general", 100, 100);
-    t.beginCatchUp();
+    RoomTimeline.CatchUp c = t.beginCatchUp();
     t.offerLive(msg("b", 2));
     t.offerLive(msg("a", 1));
-    assertThat(ids(t.abortCatchUp())).containsExactly("a", "b");
-    assertThat(t.abortCatchUp()).as("an extra end is harmless").isEmpty();
+    assertThat(ids(t.abortCatchUp(c))).containsExactly("a", "b");
+    assertThat(c.ended()).isTrue();
+    assertThat(t.abortCatchUp(c)).as("an extra end is harmless").isEmpty();
+  }
+
+  @Test
+  void aSecondEndOfOneCatchUpDoesNotReleaseAnother() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    RoomTimeline.CatchUp first = t.beginCatchUp();
+    RoomTimeline.CatchUp second = t.beginCatchUp();
+    assertThat(t.abortCatchUp(first)).isEmpty();
+    assertThat(t.offerLive(msg("a", 1))).isEmpty();
+    assertThat(t.completeCatchUp(first, List.of(msg("b", 2)))).as("ended already").isEmpty();
+    assertThat(t.catchingUp()).isTrue();
+    assertThat(ids(t.completeCatchUp(second, List.of()))).containsExactly("a");
+    assertThat(t.catchingUp()).isFalse();
+  }
+
+  @Test
+  void aCatchUpOfAnotherRoomIsRefused() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    RoomTimeline.CatchUp other = new RoomTimeline("random", 100, 100).beginCatchUp();
+    assertThatThrownBy(() -> t.abortCatchUp(other)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void equalTimestampsAreOrderedById() {
     RoomTimeline t = new RoomTimeline("general", 100, 100);
-    t.beginCatchUp();
-    assertThat(ids(t.completeCatchUp(List.of(msg("y", 1), msg("x", 1))))).containsExactly("x", "y");
+    RoomTimeline.CatchUp c = t.beginCatchUp();
+    assertThat(ids(t.completeCatchUp(c, List.of(msg("y", 1), msg("x", 1)))))
+        .containsExactly("x", "y");
   }
 
   @Test
   void heldMessagesAreBoundedAndShownAtOnceBeyondTheBound() {
     RoomTimeline t = new RoomTimeline("general", 100, 1);
-    t.beginCatchUp();
+    RoomTimeline.CatchUp c = t.beginCatchUp();
     assertThat(t.offerLive(msg("a", 1))).isEmpty();
     assertThat(ids(t.offerLive(msg("b", 2)))).containsExactly("b");
-    assertThat(ids(t.completeCatchUp(List.of()))).containsExactly("a");
+    assertThat(ids(t.completeCatchUp(c, List.of()))).containsExactly("a");
   }
 
   @Test

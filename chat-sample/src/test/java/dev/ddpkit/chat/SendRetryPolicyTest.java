@@ -27,4 +27,19 @@ class SendRetryPolicyTest {
     assertThat(retryable("404")).isFalse();
     assertThat(retryable("5000")).isFalse();
   }
+
+  @Test
+  void refusalsForWantOfALoginAreRecognised() {
+    assertThat(notAllowed("error-not-allowed")).isTrue();
+    assertThat(notAllowed("not-allowed")).isTrue();
+    assertThat(notAllowed("error-invalid-user")).isTrue();
+    assertThat(notAllowed("403")).isTrue();
+    assertThat(notAllowed("too-many-requests")).isFalse();
+    assertThat(notAllowed("error-invalid-msg")).isFalse();
+    assertThat(notAllowed("404")).isFalse();
+  }
+
+  private static boolean notAllowed(String code) {
+    return ChatClient.notAllowed(new DdpMethodException(code, "", null));
+  }
 }

@@ -337,7 +337,12 @@ final class ClientEngine {
     public void onError(Throwable error) {
       loop.execute(
           () -> {
-            if (g == gen) {
+            if (g != gen) {
+              return;
+            }
+            if (error instanceof DdpProtocolException p) {
+              countProtocolError(p.getMessage()); // reported by the transport, e.g. a binary frame
+            } else {
               log.debug("{}: transport error: {}", name, error.toString());
             }
           });
@@ -636,7 +641,8 @@ final class ClientEngine {
     if (!subs.remove(s.id(), s)) {
       return;
     }
-    s.markStopped(new DdpException("subscription " + s.name() + " was stopped before it was ready"));
+    s.markUnsubscribed(
+        new DdpException("subscription " + s.name() + " was stopped before it was ready"));
     if (s.sent && phase == Phase.CONNECTED) {
       send(out.unsub(s.id()));
     }
@@ -976,6 +982,14 @@ final class ClientEngine {
 
   private void onManagerStatus(ReconnectStatus s, Instant retry) {
     if (closed) {
+      return;
+    }
+    if (s.state() == ReconnectionManager.State.STOPPED
+        && manager.status().state() != ReconnectionManager.State.STOPPED) {
+      // Stale: the manager was started again since (connect() from a status listener on FAILED,
+      // while this STOPPED was still queued), and its newer snapshots follow this one. Acting on
+      // it would fail the client for good with the manager running and no dial.
+      log.debug("{}: stale manager snapshot ignored: {}", name, s.state());
       return;
     }
     lastManager = s;

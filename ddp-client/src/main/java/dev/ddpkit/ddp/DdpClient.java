@@ -83,7 +83,8 @@ public final class DdpClient implements AutoCloseable {
     TransportFactory transports =
         b.transportFactory != null
             ? b.transportFactory
-            : new WebSocketTransportFactory(b.sslContext, b.maxFrameBytes, b.connectTimeout);
+            : new WebSocketTransportFactory(
+                b.sslContext, b.maxFrameBytes, b.connectTimeout, name);
     this.engine =
         new ClientEngine(
             name,
@@ -406,10 +407,14 @@ public final class DdpClient implements AutoCloseable {
       return this;
     }
 
-    /** How many calls may wait while offline before new ones fail at once (default 1,000). */
+    /**
+     * How many calls may wait unsent (while offline, or behind a wait call such as a login) before
+     * new ones fail at once; at least 1 (default 1,000).
+     */
     public Builder maxQueuedCalls(int max) {
-      if (max < 0) {
-        throw new IllegalArgumentException("maxQueuedCalls must not be negative: " + max);
+      if (max < 1) {
+        // 0 would fail every call, even while connected: a call waits unsent until it is sent.
+        throw new IllegalArgumentException("maxQueuedCalls must be at least 1: " + max);
       }
       this.maxQueuedCalls = max;
       return this;
@@ -463,7 +468,8 @@ public final class DdpClient implements AutoCloseable {
      * Runs the client's event loop on this executor instead of the client's own thread. The client
      * still runs its tasks one at a time and in order. {@code Runnable::run} makes every step run
      * on the calling thread, which with a {@link dev.ddpkit.reconnect.VirtualScheduler} makes tests
-     * fully deterministic. The executor is not shut down by {@link DdpClient#close()}.
+     * fully deterministic. The executor is not shut down by {@link DdpClient#close()}. If it
+     * rejects the loop, the thread that submitted the task runs the queued tasks itself (logged).
      */
     public Builder executor(Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");

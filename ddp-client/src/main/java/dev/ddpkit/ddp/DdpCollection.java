@@ -5,7 +5,10 @@ import dev.ddpkit.reconnect.Cancellable;
 import java.util.Map;
 import java.util.Optional;
 
-/** The client's local copy of one server collection, filled by subscriptions. */
+/**
+ * The client's local copy of one server collection, filled by subscriptions. After the client
+ * closed it keeps its last content (no longer updated).
+ */
 public interface DdpCollection {
   /** Returns the collection name. */
   String name();

@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * own named daemon thread, or an executor the user gave (for tests, {@code Runnable::run}: a task
  * submitted while another runs is queued and run right after it on the same thread).
  *
- * <p>A task that throws is logged; the loop goes on.
+ * <p>A task that throws is logged; the loop goes on. A task {@link #execute} accepted always runs:
+ * the own thread is shut down only once the queue is empty after {@link #shutdown()}, and if the
+ * delegate rejects the loop, the caller that found it rejected runs the queued tasks itself.
  */
 final class EventLoop {
   private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
@@ -29,6 +31,7 @@ final class EventLoop {
   private boolean scheduled; // guarded by lock
   private boolean shutdown; // guarded by lock
   private volatile Thread runner;
+  private volatile boolean warnedRejected; // one warning per loop, then debug
   private Thread[] made; // the own thread, once the executor made it
 
   private EventLoop(String name, Executor delegate, ThreadPoolExecutor owned, ThreadGroup group) {
@@ -71,7 +74,10 @@ final class EventLoop {
     return new EventLoop(name, executor, null, null);
   }
 
-  /** Queues a task; returns {@code false} (and drops it) after {@link #shutdown()}. */
+  /**
+   * Queues a task; returns {@code false} (and drops it) after {@link #shutdown()}. A task accepted
+   * ({@code true}) runs, even if the delegate rejects the loop.
+   */
   boolean execute(Runnable task) {
     synchronized (lock) {
       if (shutdown) {
@@ -86,12 +92,19 @@ final class EventLoop {
     try {
       delegate.execute(this::drain);
     } catch (RejectedExecutionException e) {
-      synchronized (lock) {
-        scheduled = false;
-        queue.clear();
+      // Other threads may have queued tasks behind ours (they saw scheduled == true) and were
+      // told they were accepted: run them all here rather than drop them. Still one at a time:
+      // scheduled stays true until this drain empties the queue.
+      String caller = Thread.currentThread().getName();
+      if (warnedRejected) {
+        log.debug("{}: the executor rejected the event loop; running its tasks on {}", name,
+            caller);
+      } else {
+        warnedRejected = true;
+        log.warn("{}: the executor rejected the event loop ({}); running its tasks on {}", name,
+            e.getMessage(), caller);
       }
-      log.debug("{}: task rejected by the executor", name);
-      return false;
+      drain();
     }
     return true;
   }
@@ -113,6 +126,7 @@ final class EventLoop {
   private void drain() {
     Thread previous = runner;
     runner = Thread.currentThread();
+    boolean stopOwned = false;
     try {
       while (true) {
         Runnable task;
@@ -120,6 +134,7 @@ final class EventLoop {
           task = queue.poll();
           if (task == null) {
             scheduled = false;
+            stopOwned = shutdown; // nothing can be queued any more: the deferred shutdown
             return;
           }
         }
@@ -128,6 +143,7 @@ final class EventLoop {
         } catch (VirtualMachineError e) {
           synchronized (lock) {
             scheduled = false;
+            stopOwned = shutdown;
           }
           throw e;
         } catch (RuntimeException | Error e) {
@@ -136,14 +152,29 @@ final class EventLoop {
       }
     } finally {
       runner = previous;
+      if (stopOwned) {
+        stopOwned();
+      }
     }
   }
 
-  /** Stops accepting tasks; those queued still run. Shuts the own thread down afterwards. */
+  /**
+   * Stops accepting tasks; those accepted still run. The own thread is shut down now if the loop
+   * is idle, else by the drain once it has emptied the queue (shutting the executor down at once
+   * would make it reject a drain that another thread is about to schedule for tasks it queued).
+   */
   void shutdown() {
+    boolean idle;
     synchronized (lock) {
       shutdown = true;
+      idle = !scheduled;
     }
+    if (idle) {
+      stopOwned();
+    }
+  }
+
+  private void stopOwned() {
     if (owned != null) {
       owned.shutdown();
     }
@@ -178,9 +209,12 @@ final class EventLoop {
     boolean all = true;
     for (int i = 0; i < n; i++) {
       Thread t = threads[i];
-      // Only the socket library's threads: a shared scheduler thread may have been started from
-      // this group too, and lives on.
-      if (t != Thread.currentThread() && t.getName().startsWith("WebSocket")) {
+      // Only the socket threads (named by WebSocketTransportFactory after the client, or still
+      // carrying the library's name): a shared scheduler thread may have been started from this
+      // group too, and lives on.
+      String tn = t.getName();
+      if (t != Thread.currentThread()
+          && (tn.startsWith("WebSocket") || tn.startsWith(name + "-ws-"))) {
         long left = deadline - System.nanoTime();
         t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
         all &= !t.isAlive();

@@ -127,11 +127,6 @@ final class LocalCollection implements DdpCollection {
     return events;
   }
 
-  /** Drops every document without events (the client closed). */
-  void clear() {
-    docs.clear();
-  }
-
   private void fireAdded(String id, ObjectNode fields) {
     for (CollectionListener l : listeners) {
       try {

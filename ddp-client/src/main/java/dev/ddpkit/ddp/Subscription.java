@@ -20,9 +20,24 @@ public interface Subscription {
    */
   CompletableFuture<Void> ready();
 
+  /**
+   * Completes when the subscription has ended for good, whatever the reason; until then it survives
+   * reconnects. It completes normally once {@link #stop()} has taken effect. It fails with a {@link
+   * DdpMethodException} when the server refuses the subscription or ends it with an error ({@code
+   * nosub} with an error, including when a subscription revived after a reconnect is refused), and
+   * with a {@link DdpException} when the server ends it without an error ({@code nosub} after
+   * {@code ready}), when the client is closed, or when it fails for good. Unlike {@link #ready()},
+   * which only covers the first {@code ready}, this is how an application learns that a live
+   * subscription is gone. Completed on the client's event loop: dependent actions must not block.
+   */
+  CompletableFuture<Void> ended();
+
   /** Returns whether the server has answered {@code ready} (and the subscription is not stopped). */
   boolean isReady();
 
-  /** Unsubscribes: sends {@code unsub} (now or when connected) and stops re-sending it. */
+  /**
+   * Unsubscribes: sends {@code unsub} (now or when connected) and stops re-sending it; {@link
+   * #ended()} then completes normally.
+   */
   void stop();
 }

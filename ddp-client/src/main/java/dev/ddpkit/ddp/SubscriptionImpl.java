@@ -10,6 +10,7 @@ final class SubscriptionImpl implements Subscription {
   private final String name;
   final ArrayNode params;
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
+  private final CompletableFuture<Void> ended = new CompletableFuture<>();
   private final Consumer<SubscriptionImpl> stopper;
   private volatile boolean isReady;
   private volatile boolean stopped;
@@ -39,6 +40,11 @@ final class SubscriptionImpl implements Subscription {
   }
 
   @Override
+  public CompletableFuture<Void> ended() {
+    return ended;
+  }
+
+  @Override
   public boolean isReady() {
     return isReady && !stopped;
   }
@@ -60,10 +66,21 @@ final class SubscriptionImpl implements Subscription {
     }
   }
 
-  /** Marks it stopped; fails the ready future if it had not completed. */
-  void markStopped(RuntimeException ifNotReady) {
+  /**
+   * Marks it stopped for a reason the application did not ask for: fails the ready future if it had
+   * not completed, and the ended future with {@code cause}.
+   */
+  void markStopped(RuntimeException cause) {
+    stopped = true;
+    ready.completeExceptionally(cause);
+    ended.completeExceptionally(cause);
+  }
+
+  /** Marks it stopped by {@link #stop()}: fails the ready future if need be, ends it normally. */
+  void markUnsubscribed(RuntimeException ifNotReady) {
     stopped = true;
     ready.completeExceptionally(ifNotReady);
+    ended.complete(null);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.ddpkit.chat.cli;
 
+import dev.ddpkit.chat.bench.RealHerdCommand;
 import dev.ddpkit.chat.demo.DemoCommand;
 import dev.ddpkit.chat.server.ServeCommand;
 import dev.ddpkit.reconnect.sim.HerdCommand;
@@ -16,7 +17,8 @@ public final class Main {
           + "  chat   --url ws://127.0.0.1:3000/websocket --user alice --password alice-pw"
           + " --room general [--json]\n"
           + "  demo   200 clients, a hard server restart, and the accounting (under a minute)\n"
-          + "  herd   the reconnect-herd simulation on virtual time";
+          + "  herd   the reconnect-herd simulation on virtual time;"
+          + " herd --real: the same wave on real sockets";
 
   private Main() {}
 
@@ -41,7 +43,9 @@ public final class Main {
       case "demo":
         return DemoCommand.run(rest, out, err);
       case "herd":
-        return HerdCommand.run(rest, out, err);
+        return Arrays.asList(rest).contains("--real")
+            ? RealHerdCommand.run(rest, out, err)
+            : HerdCommand.run(rest, out, err);
       case "-h":
       case "--help":
       case "help":

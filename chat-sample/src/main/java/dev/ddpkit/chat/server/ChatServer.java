@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * {@code /websocket}: password and resume-token login, {@code sendMessage} (idempotent by the
  * client's {@code _id}), {@code loadHistory}, {@code loadMissedMessages}, and the
  * {@code stream-room-messages} stream, with server pings, admission control and a graceful
- * drain. Messages, users, rooms and (hashed) tokens live in an MVStore file in the data
+ * drain. Messages, users, rooms and (hashed) tokens live in a journal file in the data
  * directory, and every answer is sent only once what it acknowledges is on disk, so a new server
  * on the same directory (and port) carries on after {@link #stop()} or {@link #kill()}.
  *
@@ -492,6 +492,7 @@ public final class ChatServer implements AutoCloseable {
     String host = "127.0.0.1";
     Path dataDir;
     int acceptRate = 0;
+    boolean retryAfterHints = true;
     Duration heartbeatInterval = Duration.ofSeconds(25);
     Duration heartbeatTimeout = Duration.ofSeconds(15);
     Duration drainPeriod = Duration.ofSeconds(5);
@@ -541,6 +542,16 @@ public final class ChatServer implements AutoCloseable {
         throw new IllegalArgumentException("acceptRate must be >= 0: " + perSecond);
       }
       this.acceptRate = perSecond;
+      return this;
+    }
+
+    /**
+     * Whether a 1013 past the accept rate carries the {@code retry-after=<ms>} hint (default true).
+     * Off, the close reason is a bare "try again later", as from a server that gives no hint; for
+     * benchmarks comparing client backoff with and without the hint.
+     */
+    public Builder retryAfterHints(boolean hints) {
+      this.retryAfterHints = hints;
       return this;
     }
 
@@ -634,6 +645,7 @@ public final class ChatServer implements AutoCloseable {
       b.host = host;
       b.dataDir = dataDir;
       b.acceptRate = acceptRate;
+      b.retryAfterHints = retryAfterHints;
       b.heartbeatInterval = heartbeatInterval;
       b.heartbeatTimeout = heartbeatTimeout;
       b.drainPeriod = drainPeriod;

@@ -72,6 +72,7 @@ final class DdpHandler {
   private final long heartbeatIntervalNanos;
   private final long heartbeatTimeoutNanos;
   private final ConnectionListener listener;
+  private final boolean retryAfterHints;
   private final ScheduledExecutorService timer;
   private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
   private final Map<String, Set<Session>> roomSubscribers = new ConcurrentHashMap<>();
@@ -96,6 +97,7 @@ final class DdpHandler {
     this.heartbeatIntervalNanos = cfg.heartbeatInterval.toNanos();
     this.heartbeatTimeoutNanos = cfg.heartbeatTimeout.toNanos();
     this.listener = cfg.connectionListener;
+    this.retryAfterHints = cfg.retryAfterHints;
     this.timer = timer;
   }
 
@@ -133,7 +135,8 @@ final class DdpHandler {
     if (wait > 0) {
       counters.connectionsRejected.incrementAndGet();
       counters.rejected(now);
-      conn.close(1013, "try again later; retry-after=" + wait);
+      conn.close(1013,
+          retryAfterHints ? "try again later; retry-after=" + wait : "try again later");
       notify(() -> listener.rejected(now, 1013, wait));
       return;
     }

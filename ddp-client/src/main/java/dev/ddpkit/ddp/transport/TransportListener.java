@@ -20,6 +20,10 @@ public interface TransportListener {
    */
   void onClose(int code, String reason, boolean remote);
 
-  /** An error occurred; {@link #onClose} follows if it ended the connection. */
+  /**
+   * An error occurred; {@link #onClose} follows if it ended the connection. A {@link
+   * dev.ddpkit.ddp.protocol.DdpProtocolException} (bad input the transport dropped, such as a binary
+   * frame) is counted by the client as a protocol error.
+   */
   void onError(Throwable error);
 }

@@ -1,9 +1,11 @@
 package dev.ddpkit.ddp.transport;
 
+import dev.ddpkit.ddp.protocol.DdpProtocolException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.List;
@@ -29,6 +31,22 @@ import org.slf4j.LoggerFactory;
  * none) and host name verification is on: the endpoint identification algorithm is {@code HTTPS}.
  * Java-WebSocket's own connection-lost timer is off (the DDP client has its heartbeat), its
  * threads are daemons, and frames over {@code maxFrameBytes} close the connection with 1009.
+ *
+ * <p><b>Thread names.</b> Each connection has two threads, named after the client so that a thread
+ * dump of many clients can be read: {@code <name>-ws-read} and {@code <name>-ws-write} (for the
+ * DDP client {@code ddp-client-3}: {@code ddp-client-3-ws-read}). Java-WebSocket 1.6.0 has no
+ * thread factory: {@code connect()} starts the read thread and names it {@code
+ * WebSocketConnectReadThread-N}, and the read thread starts the write thread, which names itself
+ * {@code WebSocketWriteThread-N} as its first act. So the factory does not call {@code connect()}:
+ * it runs the client's {@code run()} (all that {@code connect()} starts) on a thread of its own,
+ * already named, in a thread group of its own for this one connection. The write thread is born
+ * in that group; it is renamed when the server's handshake answer arrives ({@code onOpen}), which
+ * is race-free: the write thread names itself before it writes the handshake request, and the
+ * answer can only come after that request. Until then (a server that accepts TCP and never
+ * answers the upgrade) the write thread keeps the library's name. Not calling {@code connect()}
+ * only leaves the library's {@code reconnect()} and timed {@code connectBlocking()} unusable,
+ * which this class never calls; {@code close()}, {@code closeConnection()} and {@code
+ * closeBlocking()} do not depend on it.
  */
 public final class WebSocketTransportFactory implements TransportFactory {
   private static final Logger log = LoggerFactory.getLogger(WebSocketTransportFactory.class);
@@ -39,6 +57,18 @@ public final class WebSocketTransportFactory implements TransportFactory {
   private final SSLContext sslContext;
   private final int maxFrameBytes;
   private final Duration connectTimeout;
+  private final String threadName;
+
+  /**
+   * Creates a factory whose threads are named {@code ddp-ws-read} and {@code ddp-ws-write}.
+   *
+   * @param sslContext the TLS context for {@code wss://}, or {@code null} for the JVM default
+   * @param maxFrameBytes the largest frame accepted, 1 or more
+   * @param connectTimeout the TCP connect timeout, positive
+   */
+  public WebSocketTransportFactory(SSLContext sslContext, int maxFrameBytes, Duration connectTimeout) {
+    this(sslContext, maxFrameBytes, connectTimeout, "ddp");
+  }
 
   /**
    * Creates a factory.
@@ -46,8 +76,15 @@ public final class WebSocketTransportFactory implements TransportFactory {
    * @param sslContext the TLS context for {@code wss://}, or {@code null} for the JVM default
    * @param maxFrameBytes the largest frame accepted, 1 or more
    * @param connectTimeout the TCP connect timeout, positive
+   * @param threadName the prefix of the socket threads' names ({@code <threadName>-ws-read},
+   *     {@code <threadName>-ws-write}), not blank; the DDP client passes its own name
    */
-  public WebSocketTransportFactory(SSLContext sslContext, int maxFrameBytes, Duration connectTimeout) {
+  public WebSocketTransportFactory(
+      SSLContext sslContext, int maxFrameBytes, Duration connectTimeout, String threadName) {
+    Objects.requireNonNull(threadName, "threadName");
+    if (threadName.isBlank()) {
+      throw new IllegalArgumentException("threadName must not be blank");
+    }
     if (maxFrameBytes < 1) {
       throw new IllegalArgumentException("maxFrameBytes must be positive: " + maxFrameBytes);
     }
@@ -58,6 +95,7 @@ public final class WebSocketTransportFactory implements TransportFactory {
     this.sslContext = sslContext;
     this.maxFrameBytes = maxFrameBytes;
     this.connectTimeout = connectTimeout;
+    this.threadName = threadName;
   }
 
   /** Creates a factory with the JVM's TLS context, 16 MiB frames and a 10 s connect timeout. */
@@ -71,7 +109,8 @@ public final class WebSocketTransportFactory implements TransportFactory {
     Objects.requireNonNull(listener, "listener");
     boolean tls = "wss".equalsIgnoreCase(uri.getScheme());
     SocketFactory base = tls ? sslSocketFactory() : SocketFactory.getDefault();
-    WsTransport transport = new WsTransport(uri, listener, base, maxFrameBytes, connectTimeout);
+    WsTransport transport =
+        new WsTransport(uri, listener, base, maxFrameBytes, connectTimeout, threadName);
     transport.start();
     return transport;
   }
@@ -84,13 +123,22 @@ public final class WebSocketTransportFactory implements TransportFactory {
   /** One Java-WebSocket client wrapped as a {@link Transport}. */
   private static final class WsTransport implements Transport {
     private final Client client;
+    private final String threadName;
     private final CountDownLatch ended = new CountDownLatch(1);
     private final Object lock = new Object();
     private Socket socket; // guarded by lock
     private boolean closed; // guarded by lock
+    private ThreadGroup group; // this connection's threads; set once by start()
+    private volatile Thread writer; // the library's write thread, once renamed
 
     WsTransport(
-        URI uri, TransportListener listener, SocketFactory base, int maxFrameBytes, Duration timeout) {
+        URI uri,
+        TransportListener listener,
+        SocketFactory base,
+        int maxFrameBytes,
+        Duration timeout,
+        String threadName) {
+      this.threadName = threadName;
       int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
       this.client = new Client(uri, new Draft_6455(List.of(), maxFrameBytes), millis, listener);
       client.setConnectionLostTimeout(0);
@@ -99,8 +147,36 @@ public final class WebSocketTransportFactory implements TransportFactory {
       client.setSocketFactory(new TrackingSocketFactory(base));
     }
 
+    /**
+     * Runs what {@code WebSocketClient.connect()} would start, on a named thread of a group of its
+     * own (see the class comment): the write thread the library starts from it joins that group.
+     */
+    @SuppressWarnings("removal") // ThreadGroup.setDaemon: see below
     void start() {
-      client.connect();
+      group = new ThreadGroup(threadName + "-ws");
+      // On Java 17 a thread group stays referenced by its parent until destroyed; a daemon group is
+      // destroyed when its last thread ends, so one per connection does not accumulate. (From
+      // Java 19 groups are weakly referenced and the flag is ignored.)
+      group.setDaemon(true);
+      Thread reader = new Thread(group, client, threadName + "-ws-read");
+      reader.setDaemon(true);
+      reader.start();
+    }
+
+    /**
+     * On the read thread, at {@code onOpen}: names the write thread. It named itself before it
+     * wrote the handshake request that the server has now answered, so the name given here stays.
+     */
+    private void nameWriter() {
+      Thread[] threads = new Thread[4];
+      int n = group.enumerate(threads, /* recurse= */ false);
+      for (int i = 0; i < n; i++) {
+        Thread t = threads[i];
+        if (t != Thread.currentThread() && t.getName().startsWith("WebSocketWriteThread")) {
+          t.setName(threadName + "-ws-write");
+          writer = t;
+        }
+      }
     }
 
     @Override
@@ -139,8 +215,9 @@ public final class WebSocketTransportFactory implements TransportFactory {
 
     @Override
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
+      long deadline = System.nanoTime() + timeout.toNanos();
       if (ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-        return true;
+        return awaitWriter(deadline);
       }
       Socket s;
       synchronized (lock) {
@@ -149,7 +226,21 @@ public final class WebSocketTransportFactory implements TransportFactory {
       if (s != null) {
         closeQuietly(s); // the last resort: unblock the read thread
       }
-      return ended.await(Math.max(1, timeout.toNanos() / 2), TimeUnit.NANOSECONDS);
+      return ended.await(Math.max(1, timeout.toNanos() / 2), TimeUnit.NANOSECONDS)
+          && awaitWriter(System.nanoTime() + timeout.toNanos() / 2);
+    }
+
+    /** The write thread ends once the read thread has interrupted it on close. */
+    private boolean awaitWriter(long deadlineNanos) throws InterruptedException {
+      Thread w = writer;
+      if (w == null) {
+        return true; // never renamed: the client's group scan waits for it by the library's name
+      }
+      long left = deadlineNanos - System.nanoTime();
+      if (left > 0) {
+        TimeUnit.NANOSECONDS.timedJoin(w, left);
+      }
+      return !w.isAlive();
     }
 
     private static void closeQuietly(Socket s) {
@@ -243,12 +334,21 @@ public final class WebSocketTransportFactory implements TransportFactory {
 
       @Override
       public void onOpen(ServerHandshake handshake) {
+        nameWriter();
         listener.onOpen();
       }
 
       @Override
       public void onMessage(String message) {
         listener.onMessage(message);
+      }
+
+      @Override
+      public void onMessage(ByteBuffer bytes) {
+        // DDP is text only. Reported as a protocol error and otherwise ignored, as an unknown
+        // message type is; the library would drop it silently.
+        listener.onError(new DdpProtocolException(
+            "a binary frame of " + bytes.remaining() + " bytes (DDP is text only)"));
       }
 
       @Override
@@ -301,7 +401,7 @@ public final class WebSocketTransportFactory implements TransportFactory {
 
   @Override
   public String toString() {
-    return "WebSocketTransportFactory{maxFrameBytes=" + maxFrameBytes + ", connectTimeout="
+    return "WebSocketTransportFactory{" + threadName + ", maxFrameBytes=" + maxFrameBytes + ", connectTimeout="
         + connectTimeout.toMillis() + "ms, tls=" + (sslContext == null ? "default" : "custom") + "}";
   }
 }

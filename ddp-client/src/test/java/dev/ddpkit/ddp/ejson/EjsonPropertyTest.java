@@ -3,21 +3,19 @@ package dev.ddpkit.ddp.ejson;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ddpkit.ddp.gen.Gen;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
+import org.junit.jupiter.api.Test;
 
-/** {@code fromJson(toJson(x))} gives {@code x} back for random nested values, as tree and text. */
+/**
+ * {@code fromJson(toJson(x))} gives {@code x} back for random nested values, as tree and text. The
+ * values come from a seeded {@link Gen}: a failure prints the seed that replays it.
+ */
 class EjsonPropertyTest {
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -31,74 +29,81 @@ class EjsonPropertyTest {
           List.of("$type", "$value"),
           List.of("$regexp", "$flags"));
 
-  @Property(tries = 500)
-  void roundTripsAsATree(@ForAll("values") Object value) {
-    assertThat(comparable(Ejson.fromJson(Ejson.toJson(value)))).isEqualTo(comparable(value));
+  private static final String TEXT_CHARS =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789$_ .\u00e9\u20ac\"\\\n";
+
+  @Test
+  void roundTripsAsATree() {
+    Gen.forEachSeed(
+        0xE750AL,
+        500,
+        (gen, seed) -> {
+          Object value = value(gen, 4);
+          assertThat(comparable(Ejson.fromJson(Ejson.toJson(value))))
+              .as("seed %d", seed)
+              .isEqualTo(comparable(value));
+        });
   }
 
-  @Property(tries = 500)
-  void roundTripsThroughText(@ForAll("values") Object value) throws Exception {
-    String text = MAPPER.writeValueAsString(Ejson.toJson(value));
-    assertThat(comparable(Ejson.fromJson(MAPPER.readTree(text)))).isEqualTo(comparable(value));
+  @Test
+  void roundTripsThroughText() {
+    Gen.forEachSeed(
+        0x7E47L,
+        500,
+        (gen, seed) -> {
+          Object value = value(gen, 4);
+          String text = MAPPER.writeValueAsString(Ejson.toJson(value));
+          assertThat(comparable(Ejson.fromJson(MAPPER.readTree(text))))
+              .as("seed %d", seed)
+              .isEqualTo(comparable(value));
+        });
   }
 
-  @Provide
-  Arbitrary<Object> values() {
-    return value(4);
-  }
-
-  private Arbitrary<Object> value(int depth) {
+  private static Object value(Gen gen, int depth) {
     if (depth == 0) {
-      return leaf();
+      return leaf(gen);
     }
-    return Arbitraries.frequencyOf(
-        Tuple.of(4, leaf()),
-        Tuple.of(2, map(depth - 1)),
-        Tuple.of(1, lookalike(depth - 1)),
-        Tuple.of(2, list(depth - 1)));
+    return gen.frequency(
+        Gen.weight(4, EjsonPropertyTest::leaf),
+        Gen.weight(2, g -> map(g, depth - 1)),
+        Gen.weight(1, g -> lookalike(g, depth - 1)),
+        Gen.weight(2, g -> g.listOf(4, h -> value(h, depth - 1))));
   }
 
-  private Arbitrary<Object> leaf() {
-    return Arbitraries.oneOf(
-        Arbitraries.just(null),
-        Arbitraries.of(true, false),
-        Arbitraries.longs(),
-        Arbitraries.doubles(),
-        Arbitraries.of(Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, -0.0d),
-        text(),
-        Arbitraries.longs()
-            .between(-8_640_000_000_000_000L, 8_640_000_000_000_000L)
-            .map(Instant::ofEpochMilli),
-        Arbitraries.bytes().array(byte[].class).ofMaxSize(12));
+  private static Object leaf(Gen gen) {
+    return switch (gen.nextInt(8)) {
+      case 0 -> null;
+      case 1 -> gen.chance(0.5);
+      case 2 -> gen.anyLong();
+      case 3 -> gen.anyDouble();
+      case 4 -> gen.pick(List.of(Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, -0.0d));
+      case 5 -> text(gen);
+      case 6 -> Instant.ofEpochMilli(gen.between(-8_640_000_000_000_000L, 8_640_000_000_000_000L));
+      default -> gen.bytes(gen.nextInt(13));
+    };
   }
 
-  private Arbitrary<String> text() {
-    return Arbitraries.strings().alpha().numeric().withChars("$_ .é€\"\\\n").ofMaxLength(8);
+  private static String text(Gen gen) {
+    return gen.string(TEXT_CHARS, 8);
   }
 
-  private Arbitrary<Object> map(int depth) {
-    Arbitrary<String> keys = Arbitraries.oneOf(text(), Arbitraries.of("$date", "$escape", "$type"));
-    return Arbitraries.maps(keys, value(depth)).ofMaxSize(4).map(m -> m);
+  private static Object map(Gen gen, int depth) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    int n = gen.nextInt(5);
+    for (int i = 0; i < n; i++) {
+      String key = gen.chance(0.75) ? text(gen) : gen.pick(List.of("$date", "$escape", "$type"));
+      m.put(key, value(gen, depth));
+    }
+    return m;
   }
 
   /** A user map shaped exactly like an EJSON type, with arbitrary values under its keys. */
-  private Arbitrary<Object> lookalike(int depth) {
-    return Arbitraries.of(LOOKALIKE_KEYS)
-        .flatMap(
-            keys ->
-                Combinators.combine(value(depth).list().ofSize(keys.size()), Arbitraries.just(keys))
-                    .as(
-                        (vals, ks) -> {
-                          Map<String, Object> m = new LinkedHashMap<>();
-                          for (int i = 0; i < ks.size(); i++) {
-                            m.put(ks.get(i), vals.get(i));
-                          }
-                          return (Object) m;
-                        }));
-  }
-
-  private Arbitrary<Object> list(int depth) {
-    return value(depth).list().ofMaxSize(4).map(l -> l);
+  private static Object lookalike(Gen gen, int depth) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    for (String key : gen.pick(LOOKALIKE_KEYS)) {
+      m.put(key, value(gen, depth));
+    }
+    return m;
   }
 
   /** Replaces byte arrays (which compare by identity) with their hex text, recursively. */

@@ -2,6 +2,7 @@ package dev.ddpkit.reconnect.sim;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Locale;
 import java.util.OptionalLong;
 
@@ -165,7 +166,31 @@ public final class HerdReport {
    * @throws IllegalArgumentException as {@link #table(List)}
    */
   public static String svg(List<HerdResult> results) {
-    return new HerdSvg(scenarioOf(results), results).render();
+    return svg(results, SvgLabels.SIMULATION);
+  }
+
+  /** As {@link #svg(List)}, with the chart's header worded by {@code labels}. */
+  public static String svg(List<HerdResult> results, SvgLabels labels) {
+    return new HerdSvg(scenarioOf(results), results, Objects.requireNonNull(labels, "labels"))
+        .render();
+  }
+
+  /**
+   * The words of the chart's header that depend on where the figures come from.
+   *
+   * @param title the title before the scenario ("Reconnect herd")
+   * @param admission how the server admits, or {@code null} for the simulation's token bucket
+   * @param seedName what the seed seeds ("seed", "backoff seed")
+   */
+  public record SvgLabels(String title, String admission, String seedName) {
+    /** The simulation's wording. */
+    public static final SvgLabels SIMULATION = new SvgLabels("Reconnect herd", null, "seed");
+
+    /** Validates the components. */
+    public SvgLabels {
+      Objects.requireNonNull(title, "title");
+      Objects.requireNonNull(seedName, "seedName");
+    }
   }
 
   // ---- helpers shared with HerdSvg ----

@@ -31,14 +31,16 @@ final class HerdSvg {
 
   private final HerdConfig scenario;
   private final List<HerdResult> results;
+  private final HerdReport.SvgLabels labels;
   private final StringBuilder out = new StringBuilder();
   private final long xMaxMs;
   private final long xStepMs;
   private final int merge;
 
-  HerdSvg(HerdConfig scenario, List<HerdResult> results) {
+  HerdSvg(HerdConfig scenario, List<HerdResult> results, HerdReport.SvgLabels labels) {
     this.scenario = scenario;
     this.results = results;
+    this.labels = labels;
     long end = scenario.limitMillis();
     int buckets = 0;
     for (HerdResult r : results) {
@@ -83,18 +85,20 @@ final class HerdSvg {
   private void header() {
     HerdConfig c = scenario;
     text(LEFT, 30, 20, "start", INK, "bold",
-        String.format(Locale.ROOT, "Reconnect herd: %,d clients, server down %s, admits %,d/s",
-            c.clients(), trimSeconds(c.downtime().toMillis()), c.capacity()));
+        String.format(Locale.ROOT, "%s: %,d clients, server down %s, admits %,d/s",
+            labels.title(), c.clients(), trimSeconds(c.downtime().toMillis()), c.capacity()));
     text(LEFT, 52, 13, "start", MUTED, "",
         String.format(Locale.ROOT,
             "All connected clients dropped at t = 0. Beyond capacity the server closes with 1013"
-                + " (token bucket, burst %,d, empty at restart);",
-            c.burst()));
+                + " (%s);",
+            labels.admission() != null
+                ? labels.admission()
+                : String.format(Locale.ROOT, "token bucket, burst %,d, empty at restart", c.burst())));
     text(LEFT, 69, 13, "start", MUTED, "",
         String.format(Locale.ROOT,
-            "retry-after hints %s; seed %d. Physical limit: everyone back at D + N/C = %s, with"
+            "retry-after hints %s; %s %d. Physical limit: everyone back at D + N/C = %s, with"
                 + " one dial each.",
-            c.hints() ? "on" : "off", c.seed(), trimSeconds(c.limitMillis())));
+            c.hints() ? "on" : "off", labels.seedName(), c.seed(), trimSeconds(c.limitMillis())));
     double x = LEFT;
     double y = 96;
     x = legendSwatch(x, y, ACCEPTED, "accepted");

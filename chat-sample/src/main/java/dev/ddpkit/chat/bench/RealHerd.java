@@ -1,0 +1,301 @@
+package dev.ddpkit.chat.bench;
+
+import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatListener;
+import dev.ddpkit.chat.ChatStatus;
+import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.ConnectionListener;
+import dev.ddpkit.reconnect.ClosePolicy;
+import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.sim.HerdConfig;
+import dev.ddpkit.reconnect.sim.HerdResult;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+/**
+ * The reconnect wave on real sockets: N {@link ChatClient}s in this JVM, logged in with a resume
+ * token and subscribed to one room's stream, against an embedded {@link ChatServer}; the server
+ * is killed (TCP reset, no close frame) and a new one starts on the same port and data after the
+ * downtime, admitting at most C connections per wall-clock second (1013 beyond that, with or
+ * without the {@code retry-after} hint).
+ *
+ * <p>The scenario is a {@link HerdConfig}: clients, capacity, downtime, policy, hints, seed (each
+ * client's manager draws from its own stream split from it), bucket, and the horizon as the cap of
+ * the wave. A client is back when it saw its login answered again and the server holds its room
+ * subscription (the server is sampled every {@value #SAMPLE_MS} ms). Each client is configured as
+ * the simulation's: the policy's backoff, the DDP close profile, stable after 10 s; and runs as a
+ * {@code ChatClient} does by default: its own event-loop thread plus Java-WebSocket's two.
+ *
+ * <p>The first server admits everyone (no accept rate), so that the clients start at attempt 0
+ * as in the simulation; clients are started in batches.
+ */
+public final class RealHerd {
+  static final int SAMPLE_MS = 10;
+  private static final String ROOM = "herd-room";
+  private static final String USER = "herd";
+  private static final int START_BATCH = 50;
+  private static final Duration STABLE_AFTER = Duration.ofSeconds(10);
+  private static final Duration SETUP_TIMEOUT = Duration.ofMinutes(3);
+
+  private final HerdConfig config;
+  private final PrintStream progress;
+  private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+
+  private RealHerd(HerdConfig config, PrintStream progress) {
+    this.config = config;
+    this.progress = progress;
+  }
+
+  /**
+   * Runs one wave and returns its figures; progress lines go to {@code progress}.
+   *
+   * @throws IllegalStateException if the clients cannot all be connected before the drop
+   */
+  public static RealHerdResult run(HerdConfig config, PrintStream progress) {
+    return new RealHerd(config, progress).execute();
+  }
+
+  private RealHerdResult execute() {
+    Path dataDir;
+    try {
+      dataDir = Files.createTempDirectory("ddpkit-herd-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    int n = config.clients();
+    WaveRecorder rec = new WaveRecorder(n, config.horizon().toMillis() + 60_000);
+    ConnectionListener serverEvents = new ConnectionListener() {
+      @Override
+      public void accepted(long epochMillis) {
+        rec.accepted(epochMillis);
+      }
+
+      @Override
+      public void rejected(long epochMillis, int code, long retryAfterMillis) {
+        if (code == 1013) {
+          rec.rejected(epochMillis);
+        }
+      }
+    };
+    ChatServer server = ChatServer.builder().dataDir(dataDir).build();
+    server.start();
+    int port = server.port();
+    List<ChatClient> clients = new ArrayList<>(n);
+    List<ReconnectionManager> managers = new ArrayList<>(n);
+    ChatServer[] current = {server};
+    try {
+      server.createUser(USER, "herd-pw");
+      server.createRoom(ROOM, USER);
+      String token = server.issueToken(USER);
+      startClients(server.url(), token, rec, clients, managers);
+      awaitStable(managers);
+
+      threads.resetPeakThreadCount();
+      long drops = ListenOverflows.read();
+      long t0 = System.currentTimeMillis();
+      rec.drop(t0);
+      server.kill();
+      current[0] = null;
+      sleepUntil(t0 + config.downtime().toMillis());
+      ChatServer restarted =
+          ChatServer.builder()
+              .port(port)
+              .dataDir(dataDir)
+              .acceptRate(config.capacity())
+              .retryAfterHints(config.hints())
+              .connectionListener(serverEvents)
+              .build();
+      restarted.start();
+      current[0] = restarted;
+      rec.serverUp(System.currentTimeMillis());
+      long upMs = System.currentTimeMillis() - t0;
+      int peak = watch(restarted, rec, t0);
+      long wall = System.currentTimeMillis() - t0;
+      long dropsAfter = ListenOverflows.read();
+      return result(rec, upMs, peak, wall,
+          drops < 0 || dropsAfter < 0 ? -1 : dropsAfter - drops);
+    } finally {
+      closeAll(clients);
+      if (current[0] != null) {
+        current[0].kill();
+      }
+      deleteQuietly(dataDir);
+    }
+  }
+
+  private void startClients(String url, String token, WaveRecorder rec, List<ChatClient> clients,
+      List<ReconnectionManager> managers) {
+    SplittableRandom master = new SplittableRandom(config.seed());
+    AtomicInteger connected = new AtomicInteger();
+    long deadline = System.nanoTime() + SETUP_TIMEOUT.toNanos();
+    for (int i = 0; i < config.clients(); i++) {
+      int client = i;
+      SplittableRandom random = master.split();
+      ReconnectionManager m =
+          ReconnectionManager.builder()
+              .backoff(config.policy().backoff())
+              .closePolicy(ClosePolicy.ddp())
+              .stableAfter(STABLE_AFTER)
+              .random(random::nextDouble)
+              .name("herd-" + i)
+              .listener(s -> {
+                if (s.state() == ReconnectionManager.State.CONNECTING) {
+                  rec.dial(System.currentTimeMillis());
+                }
+                if (s.state() != ReconnectionManager.State.CONNECTED) {
+                  rec.lost(client, System.currentTimeMillis());
+                }
+              })
+              .build();
+      ChatListener listener = new ChatListener() {
+        private boolean wasConnected;
+
+        @Override
+        public void onStatus(ChatStatus status) {
+          if (status.state() == ChatStatus.State.CONNECTED) {
+            if (!wasConnected) {
+              wasConnected = true;
+              connected.incrementAndGet();
+            }
+            rec.loggedIn(client, System.currentTimeMillis());
+          }
+        }
+      };
+      ChatClient c =
+          ChatClient.builder()
+              .url(url)
+              .token(token)
+              .room(ROOM)
+              .historyLimit(0)
+              .reconnection(m)
+              .listener(listener)
+              .name("herd-" + i)
+              .build();
+      clients.add(c);
+      managers.add(m);
+      c.start();
+      if ((i + 1) % START_BATCH == 0 || i + 1 == config.clients()) {
+        int started = i + 1;
+        awaitUntil(() -> connected.get() >= started, deadline,
+            () -> "only " + connected.get() + " of " + started + " clients connected");
+        progress.printf("  %d of %d clients connected%n", started, config.clients());
+      }
+    }
+  }
+
+  /** The clients must all be at attempt 0 before the drop, as in the simulation. */
+  private void awaitStable(List<ReconnectionManager> managers) {
+    boolean retried = managers.stream().anyMatch(m -> m.status().attempt() > 0);
+    if (retried) {
+      progress.printf("  some clients retried during setup: waiting %d s for stable connections%n",
+          STABLE_AFTER.plusSeconds(1).toSeconds());
+      sleepUntil(System.currentTimeMillis() + STABLE_AFTER.plusSeconds(1).toMillis());
+    }
+  }
+
+  /** Samples the server until everyone is back or the cap; returns the peak thread count. */
+  private int watch(ChatServer server, WaveRecorder rec, long t0) {
+    int n = config.clients();
+    long end = t0 + config.horizon().toMillis();
+    int peakThreads = threads.getThreadCount();
+    while (System.currentTimeMillis() < end) {
+      long now = System.currentTimeMillis();
+      rec.subscriptions(now, server.stats().subscriptions(ROOM));
+      peakThreads = Math.max(peakThreads, threads.getThreadCount());
+      if (rec.backCount() >= n) {
+        break;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(SAMPLE_MS));
+    }
+    return Math.max(peakThreads, threads.getPeakThreadCount());
+  }
+
+  private RealHerdResult result(WaveRecorder rec, long upMs, int peakThreads, long wallMs,
+      long synDrops) {
+    int n = config.clients();
+    int back = rec.backCount();
+    HerdResult herd =
+        new HerdResult(
+            config,
+            back,
+            rec.backAt(rank(n, 50)),
+            rec.backAt(rank(n, 99)),
+            rec.backAt(n),
+            rec.dialsTotal(),
+            rec.refusedTotal(),
+            rec.rejectedTotal(),
+            rec.acceptedTotal(),
+            rec.peakArrivalsPerSecond(),
+            rec.peakRefusedPerSecond(),
+            rec.buckets((int) config.bucket().toMillis()));
+    return new RealHerdResult(herd, rec.peakAcceptsPerSecond(), rec.peakAcceptsPerWallSecond(),
+        rec.loggedInCount(), rec.lostAt(rank(n, 50)).orElse(-1), rec.lostAt(n).orElse(-1), upMs,
+        peakThreads, wallMs, synDrops);
+  }
+
+  /** The rank (1-based) of the client that brings the share back to {@code percent}, as the sim. */
+  static int rank(int n, int percent) {
+    return (int) Math.max(1, ((long) n * percent + 99) / 100);
+  }
+
+  private static void closeAll(List<ChatClient> clients) {
+    ExecutorService pool = Executors.newFixedThreadPool(8, r -> {
+      Thread t = new Thread(r, "herd-close");
+      t.setDaemon(true);
+      return t;
+    });
+    try {
+      clients.forEach(c -> pool.execute(c::close));
+    } finally {
+      pool.shutdown();
+      try {
+        if (!pool.awaitTermination(2, TimeUnit.MINUTES)) {
+          pool.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static void awaitUntil(java.util.function.BooleanSupplier done, long deadlineNanos,
+      java.util.function.Supplier<String> failure) {
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadlineNanos) {
+        throw new IllegalStateException("setup timed out: " + failure.get());
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(SAMPLE_MS));
+    }
+  }
+
+  private static void sleepUntil(long epochMs) {
+    long left;
+    while ((left = epochMs - System.currentTimeMillis()) > 0) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(left));
+    }
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException | UncheckedIOException e) {
+      // a temp dir left behind is harmless
+    }
+  }
+}

@@ -1,0 +1,232 @@
+package dev.ddpkit.chat.bench;
+
+import dev.ddpkit.reconnect.sim.HerdConfig;
+import dev.ddpkit.reconnect.sim.HerdPolicy;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The {@code herd --real} command: the reconnect wave of {@link RealHerd} for each policy, with and
+ * without the server's {@code retry-after} hint; prints each run's reproducing command and figures
+ * as it goes, then one table per hint setting, and writes one SVG per hint setting.
+ */
+public final class RealHerdCommand {
+  /** The usage text. */
+  public static final String USAGE =
+      String.join(
+          "\n",
+          "usage: herd --real [--clients N] [--capacity N] [--downtime-ms N] [--policy P,P,...]",
+          "                   [--hints on|off|both] [--cap-ms N] [--bucket-ms N] [--seed N]",
+          "                   [--svg PREFIX] [--json]",
+          "  --clients N       ChatClients in this JVM, logged in and subscribed (default 1000)",
+          "  --capacity N      accepts per wall-clock second after the restart (default 200)",
+          "  --downtime-ms N   the server is killed at t=0 and restarted after this (default 3000)",
+          "  --policy LIST     of: " + HerdPolicy.names() + " (default fixed,rfc,full-jitter)",
+          "  --hints MODE      1013 with retry-after=<ms> (on), without (off), or both (default)",
+          "  --cap-ms N        stop watching a wave after this; report it incomplete (default 120000)",
+          "  --bucket-ms N     histogram bucket of the chart (default 500)",
+          "  --seed N          seed of the clients' backoff samples (default 42)",
+          "  --svg PREFIX      write PREFIX-hints-off.svg and PREFIX-hints-on.svg",
+          "  --json            also print one JSON object per run");
+
+  private RealHerdCommand() {}
+
+  /**
+   * Runs the command.
+   *
+   * @param args the arguments after {@code herd} ({@code --real} among them or not)
+   * @return 0 on success, 1 if a run or the SVG failed, 2 for bad arguments
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    Options o;
+    try {
+      o = Options.parse(args);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      err.println("herd --real: " + e.getMessage());
+      err.println(USAGE);
+      return 2;
+    }
+    if (o.help) {
+      out.println(USAGE);
+      return 0;
+    }
+    HerdConfig base = o.config.build();
+    out.printf(Locale.ROOT,
+        "Reconnect herd on real sockets: %d ChatClients in one JVM (each: own event-loop thread +"
+            + " Java-WebSocket's 2), logged in and subscribed to one room; the embedded server is"
+            + " killed at t=0 and restarted after %d ms, then admits %d connections per wall-clock"
+            + " second (1013 beyond). Limit D + N/C = %s. %d cores, max heap %d MiB.%n",
+        base.clients(), base.downtime().toMillis(), base.capacity(),
+        RealHerdReport.seconds(base.limitMillis()), Runtime.getRuntime().availableProcessors(),
+        Runtime.getRuntime().maxMemory() >> 20);
+    int status = 0;
+    for (boolean hints : o.hintModes) {
+      List<RealHerdResult> results = new ArrayList<>();
+      for (HerdPolicy p : o.policies) {
+        HerdConfig c = base.toBuilder().policy(p).hints(hints).build();
+        out.println();
+        out.println("reproduce: " + reproduce(c));
+        out.printf(Locale.ROOT, "  load average before: %.2f%n",
+            ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        out.flush();
+        RealHerdResult r;
+        try {
+          r = RealHerd.run(c, out);
+        } catch (RuntimeException e) {
+          err.println("herd --real: run " + p + " hints " + (hints ? "on" : "off") + " failed: " + e);
+          status = 1;
+          continue;
+        }
+        results.add(r);
+        out.printf(Locale.ROOT,
+            "  drop noticed by 50%% of the clients at %s, by all at %s; server up again at %s;"
+                + " %d logged in; peak accepts in one wall-clock second %d; peak threads %d;"
+                + " watched %s; SYNs dropped on full listen queues (machine-wide) %d%n",
+            RealHerdReport.seconds(r.dropNoticedP50Ms()),
+            RealHerdReport.seconds(r.dropNoticedMaxMs()), RealHerdReport.seconds(r.serverUpMs()),
+            r.loggedIn(), r.peakAcceptsPerWallSecond(), r.peakThreads(),
+            RealHerdReport.seconds(r.wallMs()), r.synDrops());
+        out.print(RealHerdReport.header());
+        out.print(RealHerdReport.row(r));
+        if (o.json) {
+          out.println(RealHerdReport.json(r));
+        }
+        out.flush();
+      }
+      if (results.isEmpty()) {
+        continue;
+      }
+      out.println();
+      out.printf("Hints %s, all policies:%n", hints ? "on" : "off");
+      out.print(RealHerdReport.table(results));
+      if (o.svg != null) {
+        Path file = Path.of(o.svg + (hints ? "-hints-on.svg" : "-hints-off.svg"));
+        try {
+          Files.writeString(file, RealHerdReport.svg(results), StandardCharsets.UTF_8);
+          out.println("SVG written to " + file);
+        } catch (IOException | RuntimeException e) {
+          err.println("herd --real: cannot write " + file + ": " + e);
+          status = 1;
+        }
+      }
+      out.flush();
+    }
+    return status;
+  }
+
+  /** The command line that runs exactly this scenario again. */
+  static String reproduce(HerdConfig c) {
+    return String.format(Locale.ROOT,
+        "java -jar chat-sample/target/ddpkit.jar herd --real --clients %d --capacity %d"
+            + " --downtime-ms %d --policy %s --hints %s --cap-ms %d --bucket-ms %d --seed %d",
+        c.clients(), c.capacity(), c.downtime().toMillis(), c.policy().cliName(),
+        c.hints() ? "on" : "off", c.horizon().toMillis(), c.bucket().toMillis(), c.seed());
+  }
+
+  /** The parsed command line. */
+  private static final class Options {
+    final HerdConfig.Builder config =
+        HerdConfig.builder()
+            .clients(1000)
+            .capacity(200)
+            .downtime(Duration.ofMillis(3000))
+            .horizon(Duration.ofMillis(120_000))
+            .bucket(Duration.ofMillis(500));
+    List<HerdPolicy> policies = List.of(HerdPolicy.FIXED, HerdPolicy.RFC, HerdPolicy.FULL_JITTER);
+    List<Boolean> hintModes = List.of(false, true);
+    String svg;
+    boolean json;
+    boolean help;
+
+    static Options parse(String[] args) {
+      Options o = new Options();
+      int i = args.length > 0 && "herd".equals(args[0]) ? 1 : 0;
+      for (; i < args.length; i++) {
+        String a = args[i];
+        switch (a) {
+          case "--real" -> { }
+          case "--help", "-h" -> o.help = true;
+          case "--json" -> o.json = true;
+          case "--clients" -> o.config.clients(positive(a, value(args, ++i, a)));
+          case "--capacity" -> o.config.capacity(positive(a, value(args, ++i, a)));
+          case "--downtime-ms" ->
+              o.config.downtime(Duration.ofMillis(nonNegative(a, value(args, ++i, a))));
+          case "--cap-ms" -> o.config.horizon(Duration.ofMillis(positive(a, value(args, ++i, a))));
+          case "--bucket-ms" ->
+              o.config.bucket(Duration.ofMillis(positive(a, value(args, ++i, a))));
+          case "--seed" -> o.config.seed(number(a, value(args, ++i, a)));
+          case "--policy", "--policies" -> o.policies = policies(value(args, ++i, a));
+          case "--hints" -> o.hintModes = hints(value(args, ++i, a));
+          case "--svg" -> {
+            o.svg = value(args, ++i, a);
+            if (o.svg.isBlank()) {
+              throw new IllegalArgumentException("--svg needs a file prefix");
+            }
+          }
+          default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
+        }
+      }
+      o.config.build(); // conflicting settings (cap not past the downtime) fail here
+      return o;
+    }
+
+    private static String value(String[] args, int i, String name) {
+      if (i >= args.length) {
+        throw new IllegalArgumentException(name + " needs a value");
+      }
+      return args[i];
+    }
+
+    private static long number(String name, String v) {
+      try {
+        return Long.parseLong(v.strip());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(name + " needs a whole number, got '" + v + "'");
+      }
+    }
+
+    private static int positive(String name, String v) {
+      long n = number(name, v);
+      if (n < 1 || n > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(name + " must be 1 or more, got " + v);
+      }
+      return (int) n;
+    }
+
+    private static long nonNegative(String name, String v) {
+      long n = number(name, v);
+      if (n < 0) {
+        throw new IllegalArgumentException(name + " must be 0 or more, got " + v);
+      }
+      return n;
+    }
+
+    private static List<HerdPolicy> policies(String v) {
+      List<HerdPolicy> list = new ArrayList<>();
+      for (String name : v.split(",", -1)) {
+        HerdPolicy p = HerdPolicy.fromName(name);
+        if (!list.contains(p)) {
+          list.add(p);
+        }
+      }
+      return List.copyOf(list);
+    }
+
+    private static List<Boolean> hints(String v) {
+      return switch (v.strip().toLowerCase(Locale.ROOT)) {
+        case "on" -> List.of(true);
+        case "off" -> List.of(false);
+        case "both" -> List.of(false, true);
+        default -> throw new IllegalArgumentException("--hints must be on, off or both: " + v);
+      };
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package dev.ddpkit.chat.bench;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ddpkit.chat.cli.Main;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code herd --real} through the jar's entry point with 20 clients: every figure is computed. */
+@Timeout(value = 60, unit = SECONDS)
+class RealHerdSmokeTest {
+  private static final Pattern JSON_INT = Pattern.compile("\"%s\":(\\d+)");
+
+  @Test
+  void aSmallRealWaveGetsEveryoneBackAndReportsItsFigures(@TempDir Path dir) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    String prefix = dir.resolve("wave").toString();
+    int status =
+        Main.run(
+            new String[] {"herd", "--real", "--clients", "20", "--capacity", "10",
+                "--downtime-ms", "500", "--policy", "full-jitter", "--hints", "on",
+                "--cap-ms", "20000", "--svg", prefix, "--json"},
+            new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    String text = out.toString(StandardCharsets.UTF_8);
+
+    assertThat(status).as("stderr: %s", err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(text).contains("reproduce: java -jar chat-sample/target/ddpkit.jar herd --real"
+        + " --clients 20 --capacity 10 --downtime-ms 500 --policy full-jitter --hints on");
+    String json = text.lines().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
+    assertThat(json).contains("\"complete\":true", "\"real\":true");
+    assertThat(intOf(json, "clientsBack")).isEqualTo(20);
+    assertThat(intOf(json, "dials")).isGreaterThanOrEqualTo(20); // attempts per client >= 1
+    assertThat(intOf(json, "accepted")).isGreaterThanOrEqualTo(20);
+    assertThat(intOf(json, "peakPerSecond")).isGreaterThanOrEqualTo(1);
+    assertThat(intOf(json, "peakAcceptsPerSecond")).isBetween(1L, 20L);
+    // No one can be back before the server is: the times are after the downtime.
+    assertThat(intOf(json, "p50Ms")).isGreaterThanOrEqualTo(500);
+    assertThat(intOf(json, "maxMs")).isGreaterThanOrEqualTo(intOf(json, "p99Ms"));
+    assertThat(text).contains("Hints on, all policies:", "limit ");
+    String svg = Files.readString(Path.of(prefix + "-hints-on.svg"));
+    assertThat(svg).startsWith("<?xml").contains("Reconnect herd on real sockets: 20 clients")
+        .doesNotContain("token bucket").endsWith("</svg>\n");
+  }
+
+  private static long intOf(String json, String key) {
+    Matcher m = Pattern.compile(String.format(JSON_INT.pattern(), key)).matcher(json);
+    assertThat(m.find()).as("%s in %s", key, json).isTrue();
+    return Long.parseLong(m.group(1));
+  }
+}

@@ -1,0 +1,555 @@
+package dev.ddpkit.chat.reliability;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+import static org.awaitility.Awaitility.await;
+
+import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatListener;
+import dev.ddpkit.chat.ChatMessage;
+import dev.ddpkit.chat.ChatStatus;
+import dev.ddpkit.chat.OutboxFullException;
+import dev.ddpkit.chat.demo.DeliveryLedger;
+import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.ChatServerStats;
+import dev.ddpkit.ddp.DdpStats;
+import dev.ddpkit.ddp.faults.FaultProxy;
+import dev.ddpkit.reconnect.Backoff;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.awaitility.core.ConditionTimeoutException;
+
+/**
+ * The chaos scenario: chat clients, each behind a {@link FaultProxy} of its own, write into a few
+ * rooms while the server is killed or drained and started again at random moments, and random
+ * proxies go silent (half-open sockets the heartbeat must notice) and come back with a reset. At
+ * the end everything is healed and the run waits until the clients have settled, then reports.
+ *
+ * <p>One proxy per client, so that a blackhole hits some clients and not others (a partial
+ * network failure), while the server faults hit everybody. The random choices come from three
+ * {@link Random}s seeded from {@link ChaosSettings#seed()}, one per sequence of actions (outages,
+ * blackholes, writes); the interleaving with the clients' own timers is not reproducible, the plan
+ * is. Waiting between chaos actions is the scenario's clock, done with a scheduler; the checks wait
+ * with Awaitility.
+ */
+final class ChaosRun implements AutoCloseable {
+  static final String THREAD_PREFIX = "chaos-";
+  private static final Duration HEARTBEAT_INTERVAL = Duration.ofMillis(500);
+  private static final Duration HEARTBEAT_TIMEOUT = Duration.ofMillis(750);
+  private static final Duration WRITE_TICK = Duration.ofMillis(200);
+  /** Chance that a client writes at a tick: about one message per client per 2 s. */
+  private static final double WRITE_CHANCE = 0.1;
+  private static final Duration MEAN_DOWNTIME = Duration.ofMillis(1100);
+  private static final Duration SETTLE_LIMIT = Duration.ofSeconds(60);
+  private static final Duration PROGRESS_EVERY = Duration.ofSeconds(30);
+
+  private final ChaosSettings settings;
+  private final PrintStream out;
+  private final Path dataDir;
+  private final Random outageRandom;
+  private final Random blackholeRandom;
+  private final Random writeRandom;
+  private final Map<String, List<Integer>> members = new LinkedHashMap<>();
+  private final List<List<String>> roomsOf = new ArrayList<>();
+  private final DeliveryLedger ledger;
+  private final List<FaultProxy> proxies = new ArrayList<>();
+  private final List<ChatClient> clients = new ArrayList<>();
+  private final List<Probe> probes = new ArrayList<>();
+  private final Set<Integer> blackholed = ConcurrentHashMap.newKeySet();
+  private final List<Throwable> chaosErrors = new CopyOnWriteArrayList<>();
+  private final AtomicInteger kills = new AtomicInteger();
+  private final AtomicInteger drains = new AtomicInteger();
+  private final AtomicInteger blackholes = new AtomicInteger();
+  private final AtomicInteger startRetries = new AtomicInteger();
+  private final AtomicLong serverDuplicatesIgnored = new AtomicLong();
+  private final AtomicLong serverRejected = new AtomicLong();
+  private final AtomicLong serverHeartbeatTimeouts = new AtomicLong();
+  private final CountDownLatch windowOver = new CountDownLatch(2); // duration elapsed, outages done
+  private final ScheduledExecutorService chaos;
+  private final ScheduledExecutorService writer;
+  private final long t0 = System.nanoTime();
+  private volatile boolean ending;
+  private volatile ChatServer server; // null while down
+  private int port;
+
+  ChaosRun(Path dataDir, ChaosSettings settings, PrintStream out) {
+    this.settings = settings;
+    this.out = out;
+    this.dataDir = dataDir;
+    this.outageRandom = new Random(settings.seed());
+    this.blackholeRandom = new Random(settings.seed() + 1);
+    this.writeRandom = new Random(settings.seed() + 2);
+    for (int i = 0; i < settings.clients(); i++) {
+      List<String> rooms = new ArrayList<>();
+      int first = i % settings.rooms();
+      rooms.add(room(first));
+      if (i % 2 == 0) {
+        // Every other client is in a second room, a different one for each group of clients.
+        int offset = 1 + (i / settings.rooms()) % (settings.rooms() - 1);
+        rooms.add(room((first + offset) % settings.rooms()));
+      }
+      roomsOf.add(List.copyOf(rooms));
+      for (String rid : rooms) {
+        members.computeIfAbsent(rid, r -> new ArrayList<>()).add(i);
+      }
+    }
+    this.ledger = new DeliveryLedger(members);
+    this.chaos = Executors.newScheduledThreadPool(2, named(THREAD_PREFIX + "driver-"));
+    this.writer = Executors.newSingleThreadScheduledExecutor(named(THREAD_PREFIX + "writer-"));
+  }
+
+  /** Runs the whole scenario and returns what was counted; does not assert. */
+  ChaosReport execute() throws IOException, InterruptedException {
+    say("chaos run: seed %d, %d clients in %d rooms, %s of writing, %d restarts",
+        settings.seed(), settings.clients(), settings.rooms(), settings.duration(),
+        settings.restarts());
+    setUp();
+    say("all %d clients logged in and subscribed through their proxies", clients.size());
+
+    long windowStart = System.nanoTime();
+    writer.scheduleAtFixedRate(this::writeTick, 0, WRITE_TICK.toMillis(), MILLISECONDS);
+    chaos.scheduleAtFixedRate(this::progress, PROGRESS_EVERY.toMillis(),
+        PROGRESS_EVERY.toMillis(), MILLISECONDS);
+    chaos.schedule(windowOver::countDown, settings.duration().toNanos(), NANOSECONDS);
+    scheduleOutage(settings.restarts());
+    scheduleBlackhole();
+    if (!windowOver.await(settings.timeLimit().toMillis(), MILLISECONDS)) {
+      chaosErrors.add(new AssertionError("the chaos window did not end in time"));
+    }
+    ending = true;
+    double window = (System.nanoTime() - windowStart) / 1e9;
+
+    stopChaos();
+    say("writers and faults stopped after %.1f s; everything healed, waiting for the clients",
+        window);
+    long settleStart = System.nanoTime();
+    boolean settled = awaitSettled();
+    double settleSeconds = (System.nanoTime() - settleStart) / 1e9;
+    ChaosReport report = report(window, settled, settleSeconds);
+    report.lines().forEach(out::println);
+    out.flush();
+    return report;
+  }
+
+  // ---- set-up ----
+
+  private void setUp() throws IOException {
+    ChatServer first = newServer(0);
+    first.start();
+    port = first.port();
+    server = first;
+    for (int i = 0; i < settings.clients(); i++) {
+      first.createUser(user(i), user(i) + "-pw");
+    }
+    members.forEach((rid, idx) ->
+        first.createRoom(rid, idx.stream().map(ChaosRun::user).toArray(String[]::new)));
+    for (int i = 0; i < settings.clients(); i++) {
+      FaultProxy proxy = FaultProxy.forward(port);
+      proxies.add(proxy);
+      Probe probe = new Probe(i);
+      probes.add(probe);
+      clients.add(client(i, proxy.port(), probe));
+    }
+    clients.forEach(ChatClient::start);
+    await("every client logged in and subscribed").atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(this::settled);
+  }
+
+  private ChatServer newServer(int onPort) {
+    return ChatServer.builder()
+        .port(onPort)
+        .dataDir(dataDir)
+        .acceptRate(100)
+        .drainPeriod(Duration.ofMillis(500))
+        // Short server-side heartbeat: sessions left behind by half-open sockets go away quickly.
+        .heartbeatInterval(Duration.ofSeconds(1))
+        .heartbeatTimeout(Duration.ofSeconds(2))
+        .build();
+  }
+
+  private ChatClient client(int i, int proxyPort, Probe probe) {
+    return ChatClient.builder()
+        .url("ws://127.0.0.1:" + proxyPort + "/websocket")
+        .username(user(i))
+        .password(user(i) + "-pw")
+        .rooms(roomsOf.get(i))
+        .backoff(Backoff.fullJitter(Duration.ofMillis(100), Duration.ofSeconds(2)))
+        .stableAfter(Duration.ofSeconds(1))
+        .heartbeatInterval(HEARTBEAT_INTERVAL)
+        .heartbeatTimeout(HEARTBEAT_TIMEOUT)
+        .connectTimeout(Duration.ofSeconds(2))
+        .resendDelay(Duration.ofMillis(200))
+        .listener(probe)
+        .name(THREAD_PREFIX + "c" + i)
+        .build();
+  }
+
+  // ---- writing ----
+
+  private void writeTick() {
+    try {
+      for (int i = 0; i < clients.size(); i++) {
+        if (writeRandom.nextDouble() >= WRITE_CHANCE) {
+          continue;
+        }
+        List<String> rooms = roomsOf.get(i);
+        String rid = rooms.get(writeRandom.nextInt(rooms.size()));
+        try {
+          String id = clients.get(i).sendMessage(rid, "from " + user(i) + " at " + elapsed());
+          ledger.written(id, rid);
+        } catch (OutboxFullException e) {
+          ledger.refused();
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      chaosErrors.add(e); // a periodic task that throws would stop silently
+    }
+  }
+
+  // ---- server outages ----
+
+  private void scheduleOutage(int remaining) {
+    if (remaining == 0) {
+      windowOver.countDown();
+      return;
+    }
+    Duration cycle = settings.duration().dividedBy(Math.max(1, settings.restarts()));
+    long meanUpMillis = Math.max(400, cycle.minus(MEAN_DOWNTIME).toMillis() - 300);
+    long upMillis = (long) (meanUpMillis * (0.4 + 1.2 * outageRandom.nextDouble()));
+    later(Duration.ofMillis(upMillis), () -> outage(remaining));
+  }
+
+  private void outage(int remaining) {
+    ChatServer s = server;
+    absorb(s.stats());
+    boolean graceful = outageRandom.nextBoolean();
+    long downMillis = 200 + outageRandom.nextInt(1801);
+    if (graceful) {
+      s.stop();
+      drains.incrementAndGet();
+    } else {
+      s.kill();
+      kills.incrementAndGet();
+    }
+    server = null;
+    say("%s #%d, down for %d ms", graceful ? "drain" : "kill",
+        kills.get() + drains.get(), downMillis);
+    later(Duration.ofMillis(downMillis), () -> {
+      bringUp();
+      scheduleOutage(remaining - 1);
+    });
+  }
+
+  /** Starts a server on the same port and data; retries briefly if the port is not free yet. */
+  private void bringUp() {
+    for (int tries = 1; ; tries++) {
+      ChatServer s = newServer(port);
+      try {
+        s.start();
+        server = s;
+        return;
+      } catch (IllegalStateException e) {
+        if (tries == 50) {
+          throw e;
+        }
+        startRetries.incrementAndGet();
+        LockSupport.parkNanos(MILLISECONDS.toNanos(100)); // the scenario's clock, not a sync
+      }
+    }
+  }
+
+  private void absorb(ChatServerStats stats) {
+    serverDuplicatesIgnored.addAndGet(stats.duplicatesIgnored());
+    serverRejected.addAndGet(stats.connectionsRejected());
+    serverHeartbeatTimeouts.addAndGet(stats.heartbeatTimeouts());
+  }
+
+  // ---- blackholes ----
+
+  private void scheduleBlackhole() {
+    if (!ending) {
+      later(Duration.ofMillis(200 + blackholeRandom.nextInt(800)), this::blackhole);
+    }
+  }
+
+  /** Silences the proxies of one to three clients, each for 0.3 to 3 s. */
+  private void blackhole() {
+    if (ending) {
+      return;
+    }
+    int n = 1 + blackholeRandom.nextInt(3);
+    for (int k = 0; k < n; k++) {
+      int i = blackholeRandom.nextInt(proxies.size());
+      long millis = 300 + blackholeRandom.nextInt(2701);
+      if (blackholed.add(i)) {
+        proxies.get(i).mode(FaultProxy.Mode.BLACKHOLE);
+        blackholes.incrementAndGet();
+        later(Duration.ofMillis(millis), () -> heal(i));
+      }
+    }
+    scheduleBlackhole();
+  }
+
+  /**
+   * Ends a blackhole the way a real outage ends: the connections that went silent are dead (the
+   * proxy dropped bytes, so their streams are cut), hence a reset, then new ones pass.
+   */
+  private void heal(int i) {
+    FaultProxy proxy = proxies.get(i);
+    proxy.reset();
+    proxy.mode(FaultProxy.Mode.PASS);
+    blackholed.remove(i);
+  }
+
+  // ---- scheduling ----
+
+  private void later(Duration delay, Runnable task) {
+    Runnable guarded = () -> {
+      try {
+        task.run();
+      } catch (RuntimeException | Error e) {
+        chaosErrors.add(e);
+      }
+    };
+    try {
+      chaos.schedule(guarded, delay.toNanos(), NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      guarded.run(); // shutting down: a restart or a heal must still happen
+    }
+  }
+
+  private void stopChaos() throws InterruptedException {
+    writer.shutdown();
+    if (!writer.awaitTermination(10, TimeUnit.SECONDS)) {
+      chaosErrors.add(new AssertionError("writer did not stop"));
+    }
+    // Delayed tasks still run after shutdown(): the pending heals (and nothing else by now).
+    chaos.shutdown();
+    if (!chaos.awaitTermination(30, TimeUnit.SECONDS)) {
+      chaosErrors.add(new AssertionError("chaos driver did not stop"));
+    }
+    proxies.forEach(p -> p.mode(FaultProxy.Mode.PASS));
+    if (server == null) {
+      bringUp();
+    }
+  }
+
+  // ---- settling and accounting ----
+
+  private boolean awaitSettled() {
+    try {
+      await("every outbox empty, every client connected and subscribed, every delivery seen")
+          .atMost(SETTLE_LIMIT).pollInterval(Duration.ofMillis(100)).until(this::settled);
+      // Once more a second later: a late duplicate would show up in the counts.
+      await("still settled a second later").pollDelay(Duration.ofSeconds(1))
+          .atMost(SETTLE_LIMIT).until(this::settled);
+      return true;
+    } catch (ConditionTimeoutException e) {
+      say("did not settle: %s", e.getMessage());
+      return false;
+    }
+  }
+
+  private boolean settled() {
+    for (int i = 0; i < clients.size(); i++) {
+      ChatClient c = clients.get(i);
+      if (c.outboxSize() != 0
+          || c.status().state() != ChatStatus.State.CONNECTED
+          || !c.joinedRooms().equals(Set.copyOf(roomsOf.get(i)))) {
+        return false;
+      }
+    }
+    ChatServer s = server;
+    if (s == null) {
+      return false;
+    }
+    ChatServerStats stats = s.stats();
+    return stats.authenticatedSessions() == clients.size()
+        && stats.subscriptionsByRoom().equals(expectedSubscriptions())
+        && ledger.observedDeliveries() >= ledger.expectedDeliveries();
+  }
+
+  /** Each room's subscription count: its number of members. */
+  Map<String, Integer> expectedSubscriptions() {
+    Map<String, Integer> expected = new HashMap<>();
+    members.forEach((rid, idx) -> expected.put(rid, idx.size()));
+    return expected;
+  }
+
+  private ChaosReport report(double window, boolean settled, double settleSeconds) {
+    ChatServer s = server;
+    long stored = 0;
+    for (String rid : members.keySet()) {
+      stored += s.messageCount(rid);
+    }
+    ChatServerStats last = s.stats();
+    long[] reconnects = new long[clients.size()];
+    long heartbeatTimeouts = 0;
+    long connectTimeouts = 0;
+    long protocolErrors = 0;
+    long resends = 0;
+    long catchUps = 0;
+    int notConnected = 0;
+    int notSubscribed = 0;
+    int maxAttempt = 0;
+    List<String> errors = new ArrayList<>();
+    for (int i = 0; i < clients.size(); i++) {
+      ChatClient c = clients.get(i);
+      DdpStats d = c.connectionStats();
+      ChatClient.Stats cs = c.stats();
+      reconnects[i] = d.reconnects();
+      heartbeatTimeouts += d.heartbeatTimeouts();
+      connectTimeouts += d.connectTimeouts();
+      protocolErrors += d.protocolErrors();
+      resends += cs.resends();
+      catchUps += cs.catchUps();
+      if (c.status().state() != ChatStatus.State.CONNECTED) {
+        notConnected++;
+      }
+      if (!c.joinedRooms().equals(Set.copyOf(roomsOf.get(i)))) {
+        notSubscribed++;
+      }
+      maxAttempt = Math.max(maxAttempt, probes.get(i).maxAttempt.get());
+      for (String e : probes.get(i).errors) {
+        errors.add(c.name() + ": " + e);
+      }
+    }
+    List<String> failures = new ArrayList<>();
+    chaosErrors.forEach(t -> failures.add(t.toString()));
+    return new ChaosReport(
+        settings,
+        window,
+        settled,
+        settleSeconds,
+        ledger.report(),
+        stored,
+        kills.get(),
+        drains.get(),
+        blackholes.get(),
+        startRetries.get(),
+        reconnects,
+        maxAttempt,
+        heartbeatTimeouts,
+        connectTimeouts,
+        protocolErrors,
+        resends,
+        catchUps,
+        serverDuplicatesIgnored.get() + last.duplicatesIgnored(),
+        serverRejected.get() + last.connectionsRejected(),
+        serverHeartbeatTimeouts.get() + last.heartbeatTimeouts(),
+        notConnected,
+        notSubscribed,
+        last.authenticatedSessions(),
+        last.subscriptionsByRoom().equals(expectedSubscriptions()),
+        List.copyOf(errors),
+        List.copyOf(failures));
+  }
+
+  private void progress() {
+    DeliveryLedger.Report r = ledger.report();
+    say("progress: %d written, %d acknowledged, %d/%d deliveries, %d kills, %d drains,"
+        + " %d blackholes", r.written(), r.acknowledged(), r.observed(), r.expected(),
+        kills.get(), drains.get(), blackholes.get());
+  }
+
+  // ---- tear-down ----
+
+  /** Stops the writers and the faults, closes every client and proxy, kills the server. */
+  @Override
+  public void close() {
+    ending = true;
+    writer.shutdownNow();
+    chaos.shutdownNow();
+    try {
+      writer.awaitTermination(10, TimeUnit.SECONDS);
+      chaos.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    clients.forEach(ChatClient::close);
+    proxies.forEach(FaultProxy::close);
+    ChatServer s = server;
+    if (s != null) {
+      s.kill();
+    }
+  }
+
+  // ---- helpers ----
+
+  private static String user(int i) {
+    return "cu" + i;
+  }
+
+  private static String room(int r) {
+    return "chaos-r" + r;
+  }
+
+  private String elapsed() {
+    return String.format("%.1f s", (System.nanoTime() - t0) / 1e9);
+  }
+
+  private void say(String format, Object... args) {
+    out.printf("[%8s] %s%n", elapsed(), String.format(format, args));
+  }
+
+  private static ThreadFactory named(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** One client's listener: feeds the ledger and keeps what the report needs. */
+  private final class Probe implements ChatListener {
+    private final int index;
+    private final AtomicInteger maxAttempt = new AtomicInteger();
+    private final List<String> errors = new CopyOnWriteArrayList<>();
+
+    Probe(int index) {
+      this.index = index;
+    }
+
+    @Override
+    public void onMessage(ChatMessage message) {
+      ledger.delivered(index, message.id());
+    }
+
+    @Override
+    public void onSent(String rid, String id) {
+      ledger.acknowledged(id);
+    }
+
+    @Override
+    public void onStatus(ChatStatus status) {
+      maxAttempt.accumulateAndGet(status.attempt(), Math::max);
+    }
+
+    @Override
+    public void onError(String message) {
+      errors.add(message);
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package dev.ddpkit.chat.reliability;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Chat clients keep writing while the server is killed or drained and restarted again and again
+ * and their network paths go half-open; at the end nothing is lost, nothing is shown twice, and
+ * every client is back.
+ *
+ * <p>Short by default (30 s of chaos, 10 restarts). The long run is one command, see
+ * RELIABILITY.md: {@code -Dchaos.duration=10m} (also {@code chaos.seed}, {@code chaos.restarts}).
+ */
+class ChaosTest {
+
+  // No @Timeout: the limit depends on -Dchaos.duration, so it is enforced by
+  // assertTimeoutPreemptively (ChaosSettings.timeLimit) and by the bounded waits after it.
+  @Test
+  void fiftyClientsThroughRestartsAndBlackholesLoseAndDuplicateNothing(@TempDir Path dir) {
+    ChaosSettings settings = ChaosSettings.from(System.getProperties());
+    ChaosReport[] result = new ChaosReport[1];
+    assertTimeoutPreemptively(settings.timeLimit(), () -> {
+      try (ChaosRun run = new ChaosRun(dir, settings, System.out)) {
+        result[0] = run.execute();
+      }
+    }, () -> "chaos run (seed " + settings.seed() + ") took over " + settings.timeLimit());
+    ChaosReport r = result[0];
+    String seed = "seed " + settings.seed();
+
+    SoftAssertions soft = new SoftAssertions();
+    soft.assertThat(r.chaosErrors()).as("scenario errors, " + seed).isEmpty();
+    soft.assertThat(r.settled()).as("every client settled, " + seed).isTrue();
+    soft.assertThat(r.kills() + r.drains()).as("restarts").isEqualTo(settings.restarts());
+    soft.assertThat(r.blackholes()).as("blackholes").isPositive();
+    soft.assertThat(r.heartbeatTimeouts()).as("half-open sockets found by the heartbeat")
+        .isPositive();
+    soft.assertThat(r.ledger().written()).as("messages written").isPositive();
+    soft.assertThat(r.ledger().refused()).as("messages refused (outbox full)").isZero();
+    soft.assertThat(r.ledger().acknowledged()).as("every message written was acknowledged")
+        .isEqualTo(r.ledger().written());
+    soft.assertThat(r.stored()).as("stored once each").isEqualTo(r.ledger().written());
+    soft.assertThat(r.ledger().missing()).as("missing deliveries, " + seed).isZero();
+    soft.assertThat(r.ledger().duplicates()).as("duplicate deliveries, " + seed).isZero();
+    soft.assertThat(r.ledger().unexpected()).as("unexpected deliveries").isZero();
+    soft.assertThat(r.ledger().exactlyOnce()).as("deliveries exactly once")
+        .isEqualTo(r.ledger().expected());
+    soft.assertThat(r.notConnected()).as("clients not connected").isZero();
+    soft.assertThat(r.notSubscribed()).as("clients not subscribed").isZero();
+    soft.assertThat(r.sessions()).as("logged-in sessions").isEqualTo(settings.clients());
+    soft.assertThat(r.subscriptionsMatch()).as("server subscriptions per room").isTrue();
+    soft.assertThat(r.minReconnects()).as("every client reconnected").isPositive();
+    soft.assertThat(r.clientErrors()).as("errors shown to users").isEmpty();
+    soft.assertAll();
+
+    await("client, proxy and server threads to end").atMost(15, SECONDS)
+        .until(() -> leftoverThreads().isEmpty());
+  }
+
+  @Test
+  @Timeout(value = 5, unit = SECONDS)
+  void durationsParseInTheUnitsTheDocsUse() {
+    assertThat(ChaosSettings.parseDuration("10m")).isEqualTo(Duration.ofMinutes(10));
+    assertThat(ChaosSettings.parseDuration("45s")).isEqualTo(Duration.ofSeconds(45));
+    assertThat(ChaosSettings.parseDuration("90")).isEqualTo(Duration.ofSeconds(90));
+    assertThat(ChaosSettings.parseDuration("1h")).isEqualTo(Duration.ofHours(1));
+    assertThat(ChaosSettings.parseDuration("PT2M30S")).isEqualTo(Duration.ofSeconds(150));
+    assertThatThrownBy(() -> ChaosSettings.parseDuration("10 minutes"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("chaos.duration");
+
+    Properties p = new Properties();
+    p.setProperty("chaos.duration", "10m");
+    p.setProperty("chaos.seed", "42");
+    ChaosSettings s = ChaosSettings.from(p);
+    assertThat(s.seed()).isEqualTo(42);
+    assertThat(s.restarts()).as("one restart per 3 s").isEqualTo(200);
+    assertThat(ChaosSettings.from(new Properties()).restarts()).isEqualTo(10);
+  }
+
+  /** Threads of the run still alive: clients, Java-WebSocket clients, proxies, servers. */
+  static List<String> leftoverThreads() {
+    List<String> names = new ArrayList<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      String n = t.getName();
+      if (t.isAlive() && (n.startsWith(ChaosRun.THREAD_PREFIX) || n.startsWith("fault-proxy-")
+          || n.startsWith("WebSocketConnectReadThread") || n.startsWith("WebSocketWriteThread")
+          || n.startsWith("chat-server-"))) {
+        names.add(n);
+      }
+    }
+    return names;
+  }
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Inbound throughput of room messages, from a fresh clone: builds the benchmarks jar, installs the
+# Node DDP clients, then runs
+#   1. JMH in memory: DDP parse alone, and the whole inbound path of a chat client (parse,
+#      dispatch, message parse, dedup by _id, delivery) inline and on the client's event loop;
+#   2. end to end over loopback: an embedded ChatServer, pipelined producers, and consumers of the
+#      same room stream side by side in the same run: ddpkit's ChatClient, Node ddp 0.12.1 and
+#      Node ddp.js 2.2.1 + ws; figures and ratios are printed.
+# Options: MESSAGES (20000), WARMUP (40000: C2 has compiled the Java path by then), PRODUCERS (4), NODE_LIBS (ddp,ddp.js), JMH_ARGS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MESSAGES=${MESSAGES:-20000}
+WARMUP=${WARMUP:-40000}
+PRODUCERS=${PRODUCERS:-4}
+NODE_LIBS=${NODE_LIBS:-ddp,ddp.js}
+JMH_ARGS=${JMH_ARGS:--f 1 -wi 3 -i 5 -w 2s -r 2s}
+
+echo "== machine"
+echo "nproc: $(nproc)"
+free -g
+java -version 2>&1
+echo "node: $(node --version)  npm: $(npm --version)"
+echo "load before the build: $(uptime)"
+
+echo "== build"
+mvn -B -q -DskipTests -pl benchmarks -am package
+JAR=benchmarks/target/benchmarks.jar
+
+echo "== npm install (benchmarks/node)"
+(cd benchmarks/node && npm ci --no-audit --no-fund --loglevel=error)
+
+echo "== JMH, in memory ($JMH_ARGS)"
+echo "load: $(uptime)"
+# shellcheck disable=SC2086
+java -jar "$JAR" 'dev.ddpkit.bench.throughput.InboundBenchmark' $JMH_ARGS
+echo "load: $(uptime)"
+
+echo "== end to end over loopback, side by side"
+echo "load: $(uptime)"
+java -cp "$JAR" dev.ddpkit.bench.throughput.EndToEndThroughput \
+    --messages "$MESSAGES" --warmup "$WARMUP" --producers "$PRODUCERS" \
+    --node-libs "$NODE_LIBS" --node-script benchmarks/node/consume.js
+echo "load: $(uptime)"
