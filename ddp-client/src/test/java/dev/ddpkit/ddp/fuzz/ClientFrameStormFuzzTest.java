@@ -7,8 +7,10 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpStatus;
+import dev.ddpkit.ddp.gen.Gen;
 import dev.ddpkit.ddp.memory.ServerEnd;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -16,28 +18,33 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.ShrinkingMode;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.lifecycle.AddLifecycleHook;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A DDP client with pending calls, live subscriptions, a stored collection and a stream is fed a
  * random sequence of valid and invalid frames and socket events, out of order: no exception
  * escapes (nothing is logged at ERROR, which is where the event loop reports a task that threw),
  * the client still works afterwards (a fresh connection and a call round-trip), and after {@code
- * close()} every future the test made is complete.
+ * close()} every future the test made is complete. The storms come from a seeded {@link Gen}: a
+ * failure prints the seed that replays it and the steps; {@code -Dfuzz.tries=N} runs storms
+ * pushing about N frames.
  */
-@AddLifecycleHook(FuzzTries.class)
+@ExtendWith(FuzzTries.class)
 class ClientFrameStormFuzzTest {
   private static final int STEPS_MIN = 20;
   private static final int STEPS_MAX = 60;
+  /** Storms in the CI run: 400 push 12,625 frames through the client (at least 10,000 asserted). */
+  private static final int CI_TRIES = 400;
+  /**
+   * Frames one storm pushes on average: 40 steps, 13 of 18 of them a generated frame and some
+   * events a frame too (31.6 measured in the CI run); 30, so that {@code -Dfuzz.tries=N} pushes at
+   * least N frames.
+   */
+  private static final int FRAMES_PER_STORM = 30;
+  /** The seed of the frames of the threaded test. */
+  private static final long THREADED_SEED = 0x7B2EADL;
 
   /** What the fuzzer does next. */
   enum Kind {
@@ -47,13 +54,25 @@ class ClientFrameStormFuzzTest {
   }
 
   /** One step: a kind, a number to pick ids, codes and delays with, and a frame if it sends one. */
-  record Step(Kind kind, int pick, String frame) {}
+  record Step(Kind kind, int pick, String frame) {
+    @Override
+    public String toString() {
+      return frame == null ? kind + "(" + pick + ")"
+          : kind + "(" + pick + ", " + Gen.abbreviate(frame, 80) + ")";
+    }
+  }
 
-  @Property(tries = 400, shrinking = ShrinkingMode.BOUNDED)
-  // About 30 of the 40 steps of a try push a frame (a long run of 25,000 tries pushed 837,738).
-  @FuzzTries.InputsPerTry(30)
-  void anyFrameSequenceLeavesTheClientWorkingAndNoFutureHanging(
-      @ForAll("storms") List<Step> steps) {
+  @Test
+  void anyFrameSequenceLeavesTheClientWorkingAndNoFutureHanging() {
+    FuzzTries.forAll(0x5702FL, CI_TRIES, FRAMES_PER_STORM, ClientFrameStormFuzzTest::storm,
+        ClientFrameStormFuzzTest::runStorm);
+    if (FuzzTries.requested().isEmpty() && Long.getLong("gen.tries") == null) {
+      assertThat(FuzzTries.counted()).as("frames through the client in the CI run")
+          .isGreaterThanOrEqualTo(10_000);
+    }
+  }
+
+  private static void runStorm(List<Step> steps) {
     StormClient c = new StormClient("fuzz-client", Runnable::run);
     try {
       c.setUp();
@@ -77,11 +96,15 @@ class ClientFrameStormFuzzTest {
    * the client on its own event-loop thread: the thread survives, the client works afterwards,
    * and close() completes every future and ends the thread.
    */
-  @Example
+  @Test
+  @Timeout(value = 120, unit = SECONDS)
   void aStormFromSeveralThreadsLeavesTheEventLoopAlive() throws Exception {
     int perThread = 2000;
-    List<String> frames =
-        FrameArbitraries.anyFrame().sampleStream().limit(2L * perThread).toList();
+    Gen gen = new Gen(THREADED_SEED);
+    List<String> frames = new ArrayList<>();
+    for (int i = 0; i < 2 * perThread; i++) {
+      frames.add(FrameGen.anyFrame(gen));
+    }
     ExecutorService pushers = Executors.newFixedThreadPool(2, r -> new Thread(r, "fuzz-pusher"));
     StormClient c = new StormClient("fuzz-loop", null);
     try {
@@ -204,21 +227,18 @@ class ClientFrameStormFuzzTest {
         .get(p % 4);
   }
 
-  @Provide
-  Arbitrary<List<Step>> storms() {
-    Arbitrary<Integer> pick = Arbitraries.integers().between(0, 999);
-    Arbitrary<Step> frame = Combinators.combine(pick, FrameArbitraries.anyFrame())
-        .as((p, f) -> new Step(Kind.FRAME, p, f));
-    Arbitrary<Step> old = Combinators.combine(pick, FrameArbitraries.anyFrame())
-        .as((p, f) -> new Step(Kind.FRAME_ON_OLD_SOCKET, p, f));
-    Arbitrary<Step> event = Combinators.combine(
-            Arbitraries.of(Kind.OPEN, Kind.SERVER_CLOSE, Kind.LATE_CLOSE, Kind.ADVANCE, Kind.CALL,
-                Kind.CALL_NO_RETRY, Kind.CALL_WAIT, Kind.SUBSCRIBE, Kind.STOP_SUB,
-                Kind.CHECK_HEALTH, Kind.NETWORK_AVAILABLE, Kind.CONNECTED, Kind.FAILED,
-                Kind.RESULT_FOR_KNOWN_CALL, Kind.READY_FOR_KNOWN_SUB),
-            pick)
-        .as((k, p) -> new Step(k, p, null));
-    return Arbitraries.frequencyOf(Tuple.of(12, frame), Tuple.of(1, old), Tuple.of(5, event))
-        .list().ofMinSize(STEPS_MIN).ofMaxSize(STEPS_MAX);
+  /** A storm: 20 to 60 steps, mostly frames, some on retired sockets, the rest events. */
+  private static List<Step> storm(Gen g) {
+    return g.listOf(STEPS_MIN, STEPS_MAX, h -> h.frequency(
+        Gen.weight(12, k -> new Step(Kind.FRAME, k.between(0, 999), FrameGen.anyFrame(k))),
+        Gen.weight(1, k -> new Step(Kind.FRAME_ON_OLD_SOCKET, k.between(0, 999),
+            FrameGen.anyFrame(k))),
+        Gen.weight(5, k -> new Step(k.pick(EVENTS), k.between(0, 999), null))));
   }
+
+  private static final List<Kind> EVENTS =
+      List.of(Kind.OPEN, Kind.SERVER_CLOSE, Kind.LATE_CLOSE, Kind.ADVANCE, Kind.CALL,
+          Kind.CALL_NO_RETRY, Kind.CALL_WAIT, Kind.SUBSCRIBE, Kind.STOP_SUB, Kind.CHECK_HEALTH,
+          Kind.NETWORK_AVAILABLE, Kind.CONNECTED, Kind.FAILED, Kind.RESULT_FOR_KNOWN_CALL,
+          Kind.READY_FOR_KNOWN_SUB);
 }

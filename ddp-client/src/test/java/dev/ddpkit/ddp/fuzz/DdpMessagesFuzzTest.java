@@ -1,50 +1,55 @@
 package dev.ddpkit.ddp.fuzz;
 
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ddpkit.ddp.protocol.DdpMessage;
 import dev.ddpkit.ddp.protocol.DdpMessages;
 import dev.ddpkit.ddp.protocol.DdpProtocolException;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Example;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.lifecycle.AddLifecycleHook;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Frame decoding on hostile input: {@link DdpMessages#parse} returns a message or throws a {@link
- * DdpProtocolException} whose text never quotes the frame; nothing else ever comes out of it.
+ * DdpProtocolException} whose text never quotes the frame; nothing else ever comes out of it. The
+ * inputs come from a seeded {@link dev.ddpkit.ddp.gen.Gen} ({@link FrameGen}): a failure prints the
+ * seed that replays it and the frame; {@code -Dfuzz.tries=N} runs about N frames per property.
  */
-@AddLifecycleHook(FuzzTries.class)
+@ExtendWith(FuzzTries.class)
 class DdpMessagesFuzzTest {
   /** A marker no generated frame contains by chance: it must never be echoed in an error. */
   private static final String SECRET = "SeCrEt-7f3a9c";
 
   private final DdpMessages parser = new DdpMessages();
 
-  @Property(tries = 1500)
-  void arbitraryTextIsAMessageOrAProtocolError(@ForAll("text") String frame) {
-    assertParsesOrFailsCleanly(frame);
+  @Test
+  void arbitraryTextIsAMessageOrAProtocolError() {
+    FuzzTries.forAll(0x7E47F0L, 1500, 1, FrameGen::text, this::assertParsesOrFailsCleanly);
   }
 
-  @Property(tries = 1500)
-  void arbitraryJsonIsAMessageOrAProtocolError(@ForAll("json") String frame) {
-    assertParsesOrFailsCleanly(frame);
+  @Test
+  void arbitraryJsonIsAMessageOrAProtocolError() {
+    FuzzTries.forAll(0x150F0L, 1500, 1, g -> FrameGen.json(g, 4).toString(),
+        this::assertParsesOrFailsCleanly);
   }
 
-  @Property(tries = 3000)
-  void mutatedFramesAreMessagesOrProtocolErrors(@ForAll("mutated") String frame) {
-    assertParsesOrFailsCleanly(frame);
+  @Test
+  void mutatedFramesAreMessagesOrProtocolErrors() {
+    FuzzTries.forAll(0x307A7EL, 3000, 1, FrameGen::mutatedFrame,
+        this::assertParsesOrFailsCleanly);
   }
 
-  @Property(tries = 1000)
-  void validFramesParse(@ForAll("valid") String frame) throws DdpProtocolException {
-    FuzzTries.count(1);
-    assertThat(parser.parse(frame)).isNotNull();
+  @Test
+  void validFramesParse() {
+    FuzzTries.forAll(0x7A11DL, 1000, 1, g -> FrameGen.validFrame(g).toString(), frame -> {
+      FuzzTries.count(1);
+      assertThat(parser.parse(frame)).isNotNull();
+    });
   }
 
-  @Example
+  @Test
+  @Timeout(value = 60, unit = SECONDS)
   void errorsNeverQuoteTheFrame() {
     String[] frames = {
       "{\"msg\":\"result\",\"id\":\"" + SECRET + "\"",
@@ -61,7 +66,8 @@ class DdpMessagesFuzzTest {
     }
   }
 
-  @Example
+  @Test
+  @Timeout(value = 60, unit = SECONDS)
   void extremeInputsFailCleanly() {
     String deep = "[".repeat(100_000) + "]".repeat(100_000);
     String deepObject = "{\"msg\":\"ping\",\"id\":" + "{\"a\":".repeat(50_000) + "1"
@@ -98,25 +104,5 @@ class DdpMessagesFuzzTest {
     } catch (DdpProtocolException e) {
       return e;
     }
-  }
-
-  @Provide
-  Arbitrary<String> text() {
-    return FrameArbitraries.text();
-  }
-
-  @Provide
-  Arbitrary<String> json() {
-    return FrameArbitraries.json(4).map(Object::toString);
-  }
-
-  @Provide
-  Arbitrary<String> mutated() {
-    return FrameArbitraries.mutatedFrame();
-  }
-
-  @Provide
-  Arbitrary<String> valid() {
-    return FrameArbitraries.validFrame().map(Object::toString);
   }
 }

@@ -1,9 +1,6 @@
 package dev.ddpkit.ddp.fuzz;
 
-import java.lang.annotation.ElementType;
-import java.lang.annotation.Retention;
-import java.lang.annotation.RetentionPolicy;
-import java.lang.annotation.Target;
+import dev.ddpkit.ddp.gen.Gen;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,41 +9,32 @@ import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import net.jqwik.api.Example;
-import net.jqwik.api.lifecycle.AroundPropertyHook;
-import net.jqwik.api.lifecycle.PropagationMode;
-import net.jqwik.api.lifecycle.PropertyExecutionResult;
-import net.jqwik.api.lifecycle.PropertyExecutor;
-import net.jqwik.api.lifecycle.PropertyLifecycleContext;
+import java.util.function.Function;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.BeforeTestExecutionCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Lets one command line scale the fuzz properties: with {@code -Dfuzz.tries=N} every property (not
- * the examples) of a class that adds this hook runs about N inputs instead of the tries its
- * annotation sets. A property whose every try pushes several inputs says how many with {@link
- * InputsPerTry}, and gets N divided by that many tries. Without the system property the
- * annotation's tries stand (the CI run). jqwik's own {@code jqwik.tries.default} would not do: it
- * only applies to properties that set no tries, and cannot tell a one-frame try from a forty-frame
- * one.
+ * Runs the fuzz properties on the seeded {@link Gen} and lets one command line scale them: a
+ * property states its CI tries and how many inputs one try pushes; with {@code -Dfuzz.tries=N} it
+ * runs N divided by that many tries instead (about N inputs), without it the CI tries stand.
+ * ({@code -Dgen.tries}, {@code -Dgen.seed} still override as for every {@link Gen} test.)
  *
- * <p>After each property it appends one line to {@code target/fuzz-counts.txt}: the property, its
- * tries, the inputs it counted with {@link #count(long)}, the seconds it took and its outcome.
+ * <p>As a JUnit extension ({@code @ExtendWith(FuzzTries.class)}) it appends one line per test to
+ * {@code target/fuzz-counts.txt}: the test, its tries, the inputs it counted with {@link
+ * #count(long)}, the seconds it took and its outcome.
  */
-public final class FuzzTries implements AroundPropertyHook {
+public final class FuzzTries implements BeforeTestExecutionCallback, AfterTestExecutionCallback {
   /** The system property holding the number of inputs per property for a long run. */
   public static final String PROPERTY = "fuzz.tries";
 
-  /** Where the counts of every property run are appended (the module's build directory). */
+  /** Where the counts of every fuzz test run are appended (the module's build directory). */
   public static final Path REPORT = Path.of("target", "fuzz-counts.txt");
 
   private static final AtomicLong INPUTS = new AtomicLong();
-
-  /** How many inputs one try of the annotated property pushes, on average. */
-  @Retention(RetentionPolicy.RUNTIME)
-  @Target(ElementType.METHOD)
-  public @interface InputsPerTry {
-    /** The average number of inputs per try, 1 or more. */
-    int value();
-  }
+  private static final AtomicLong TRIES = new AtomicLong();
+  private static final ExtensionContext.Namespace NS =
+      ExtensionContext.Namespace.create(FuzzTries.class);
 
   /** Returns the inputs asked for with {@code -Dfuzz.tries}, if any. */
   public static Optional<Long> requested() {
@@ -61,49 +49,62 @@ public final class FuzzTries implements AroundPropertyHook {
     return Optional.of(n);
   }
 
-  @Override
-  public PropertyExecutionResult aroundProperty(
-      PropertyLifecycleContext context, PropertyExecutor property) {
-    Optional<Long> inputs = requested();
-    if (inputs.isPresent() && context.findAnnotation(Example.class).isEmpty()) {
-      int per =
-          context.findAnnotation(InputsPerTry.class).map(InputsPerTry::value).orElse(1);
-      long tries = Math.max(1, inputs.get() / Math.max(1, per));
-      context.attributes().setTries((int) Math.min(Integer.MAX_VALUE, tries));
+  /**
+   * Returns the tries to run: {@code ciTries}, or with {@code -Dfuzz.tries=N} N divided by {@code
+   * inputsPerTry} (at least 1).
+   */
+  public static int tries(int ciTries, int inputsPerTry) {
+    if (inputsPerTry < 1) {
+      throw new IllegalArgumentException("inputsPerTry must be positive: " + inputsPerTry);
     }
-    INPUTS.set(0);
-    long t0 = System.nanoTime();
-    PropertyExecutionResult result = property.execute();
-    report(context, result, (System.nanoTime() - t0) / 1e9);
-    return result;
+    return requested()
+        .map(n -> (int) Math.min(Integer.MAX_VALUE, Math.max(1, n / inputsPerTry)))
+        .orElse(ciTries);
   }
 
-  /** Counts {@code n} inputs pushed through the code under test by the running property. */
+  /**
+   * Checks {@code check} on {@link #tries(int, int)} inputs made by {@code make} from seeds derived
+   * from {@code baseSeed}; a failure names the seed and the input (see {@link Gen#forAll}).
+   */
+  public static <T> void forAll(long baseSeed, int ciTries, int inputsPerTry,
+      Function<Gen, T> make, Gen.Check<? super T> check) {
+    Gen.forAll(baseSeed, tries(ciTries, inputsPerTry), make, input -> {
+      TRIES.incrementAndGet();
+      check.check(input);
+    });
+  }
+
+  /** Counts {@code n} inputs pushed through the code under test by the running test. */
   public static void count(long n) {
     INPUTS.addAndGet(n);
   }
 
-  private static void report(PropertyLifecycleContext context, PropertyExecutionResult result,
-      double seconds) {
+  /** Returns the inputs counted so far by the running test. */
+  public static long counted() {
+    return INPUTS.get();
+  }
+
+  @Override
+  public void beforeTestExecution(ExtensionContext context) {
+    INPUTS.set(0);
+    TRIES.set(0);
+    context.getStore(NS).put("start", System.nanoTime());
+  }
+
+  @Override
+  public void afterTestExecution(ExtensionContext context) {
+    long start = context.getStore(NS).get("start", Long.class);
+    double seconds = (System.nanoTime() - start) / 1e9;
     String line = String.format(Locale.ROOT, "%s.%s tries=%d inputs=%d seconds=%.1f status=%s%n",
-        context.containerClass().getSimpleName(), context.targetMethod().getName(),
-        result.countTries(), INPUTS.get(), seconds, result.status());
+        context.getRequiredTestClass().getSimpleName(), context.getRequiredTestMethod().getName(),
+        Math.max(1, TRIES.get()), INPUTS.get(), seconds,
+        context.getExecutionException().isPresent() ? "FAILED" : "SUCCESSFUL");
     try {
       Files.createDirectories(REPORT.getParent());
       Files.writeString(REPORT, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
           StandardOpenOption.APPEND);
     } catch (IOException e) {
-      context.reporter().publishValue("fuzz-counts", line.trim() + " (not written: " + e + ")");
+      context.publishReportEntry("fuzz-counts", line.trim() + " (not written: " + e + ")");
     }
-  }
-
-  @Override
-  public PropagationMode propagateTo() {
-    return PropagationMode.ALL_DESCENDANTS; // added on a class, it applies to its properties
-  }
-
-  @Override
-  public int aroundPropertyProximity() {
-    return -100; // outermost: set the tries before anything else runs
   }
 }

@@ -78,8 +78,8 @@ final class StormClient implements AutoCloseable {
     levelBefore = logger.getLevel();
     logger.setLevel(Level.ERROR);
     logger.addAppender(errors);
-    client.onStreamEvent(FrameArbitraries.STREAM, (c, id, fields) -> streamEvents.incrementAndGet());
-    client.collection(FrameArbitraries.DOCS).addListener(new CollectionListener() {
+    client.onStreamEvent(FrameGen.STREAM, (c, id, fields) -> streamEvents.incrementAndGet());
+    client.collection(FrameGen.DOCS).addListener(new CollectionListener() {
       @Override
       public void onAdded(String collection, String id, ObjectNode f) {
         collectionEvents.incrementAndGet();
@@ -132,9 +132,9 @@ final class StormClient implements AutoCloseable {
     String mid = callIds.isEmpty() ? "999" : callIds.get(pick % callIds.size());
     String sub = subs.isEmpty() ? "nosuch" : subs.get(pick % subs.size()).id();
     return frame
-        .replace(FrameArbitraries.MID, mid)
-        .replace(FrameArbitraries.SUB, sub)
-        .replace(FrameArbitraries.DOC, DOC_IDS.get(pick % DOC_IDS.size()));
+        .replace(FrameGen.MID, mid)
+        .replace(FrameGen.SUB, sub)
+        .replace(FrameGen.DOC, DOC_IDS.get(pick % DOC_IDS.size()));
   }
 
   /** Sends a frame on the latest connection, as the server. */
