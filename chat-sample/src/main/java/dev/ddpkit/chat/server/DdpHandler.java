@@ -311,6 +311,13 @@ final class DdpHandler {
     e.put("reason", reason);
     if (offending != null && s.echoOffending) {
       e.set("offendingMessage", offending);
+      try {
+        Frames.write(e);
+      } catch (java.io.UncheckedIOException tooDeep) {
+        // Nested just under the parser's depth limit, one level more is over the writer's: say
+        // what was wrong without the echo, rather than failing the connection with 1011.
+        e.remove("offendingMessage");
+      }
     }
     send(s, e);
   }

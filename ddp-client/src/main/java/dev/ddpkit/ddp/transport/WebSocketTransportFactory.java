@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.net.SocketFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import org.java_websocket.client.WebSocketClient;
 import org.java_websocket.drafts.Draft_6455;
@@ -294,6 +295,11 @@ public final class WebSocketTransportFactory implements TransportFactory {
 
     private final class Client extends WebSocketClient {
       private final TransportListener listener;
+      /** The TLS failure seen before the close, if any: the close itself carries no reason. */
+      private volatile SSLException tlsFailure;
+      private volatile Thread readThread;
+      /** A failed dial's close reported by another thread, delivered when the read thread ends. */
+      private Runnable deferredClose; // guarded by lock
 
       Client(URI uri, Draft_6455 draft, int connectTimeoutMillis, TransportListener listener) {
         super(uri, draft, null, connectTimeoutMillis);
@@ -302,9 +308,18 @@ public final class WebSocketTransportFactory implements TransportFactory {
 
       @Override
       public void run() {
+        readThread = Thread.currentThread();
         try {
           super.run();
         } finally {
+          Runnable close;
+          synchronized (lock) {
+            close = deferredClose;
+            deferredClose = null;
+          }
+          if (close != null) {
+            close.run();
+          }
           ended.countDown();
         }
       }
@@ -338,17 +353,50 @@ public final class WebSocketTransportFactory implements TransportFactory {
 
       @Override
       public void onClose(int code, String reason, boolean remote) {
+        if (code < 0 && Thread.currentThread() != readThread) {
+          // A dial that failed (a TLS handshake, say) can be closed by the write thread while the
+          // read thread is still reporting the cause: report the close once that thread is done.
+          synchronized (lock) {
+            if (readThread != null && readThread.isAlive()) {
+              deferredClose = () -> reportClose(code, reason, remote);
+              return;
+            }
+          }
+        }
+        reportClose(code, reason, remote);
+      }
+
+      private void reportClose(int code, String reason, boolean remote) {
         // Java-WebSocket reports a dial that never connected with negative codes: on the wire
         // that is an abnormal closure.
         int c = code >= 1000 && code <= 4999 ? code : 1006;
-        listener.onClose(c, reason == null ? "" : reason, remote);
+        String r = reason == null ? "" : reason;
+        SSLException tls = tlsFailure;
+        if (r.isBlank() && tls != null) {
+          // An untrusted certificate or a host name mismatch: say so, not just "closed 1006".
+          r = "TLS handshake failed: " + tls.getMessage();
+        }
+        listener.onClose(c, r, remote);
       }
 
       @Override
       public void onError(Exception ex) {
+        SSLException tls = findTls(ex);
+        if (tls != null) {
+          tlsFailure = tls;
+        }
         listener.onError(ex);
       }
     }
+  }
+
+  private static SSLException findTls(Throwable t) {
+    for (int i = 0; t != null && i < 10; i++, t = t.getCause()) {
+      if (t instanceof SSLException e) {
+        return e;
+      }
+    }
+    return null;
   }
 
   @Override
