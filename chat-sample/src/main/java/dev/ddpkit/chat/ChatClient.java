@@ -138,6 +138,12 @@ public final class ChatClient implements AutoCloseable {
     if (b.scheduler != null) {
       db.scheduler(b.scheduler);
     }
+    if (b.sslContext != null) {
+      db.sslContext(b.sslContext);
+    }
+    if (b.executor != null) {
+      db.executor(b.executor);
+    }
     this.ddp = db.build();
     ddp.onReconnect(client -> onReconnect());
     ddp.onStreamEvent(STREAM, (collection, id, fields) -> onStreamEvent(fields));
@@ -933,6 +939,8 @@ public final class ChatClient implements AutoCloseable {
     private Duration catchUpOverlap = Duration.ofSeconds(2);
     private Duration resendDelay = Duration.ofSeconds(1);
     private Scheduler scheduler;
+    private javax.net.ssl.SSLContext sslContext;
+    private java.util.concurrent.Executor executor;
     private Clock clock = Clock.systemUTC();
     private RandomIds ids = RandomIds.secure();
     private String name;
@@ -1082,6 +1090,25 @@ public final class ChatClient implements AutoCloseable {
     /** The scheduler for timers, passed on to the DDP client (default: the shared one). */
     public Builder scheduler(Scheduler scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * The TLS context for {@code wss://}, passed on to the DDP client (default: the JVM's, with
+     * certificate and host name checks on). Use it to trust a private CA, never to turn checks off.
+     */
+    public Builder sslContext(javax.net.ssl.SSLContext context) {
+      this.sslContext = Objects.requireNonNull(context, "sslContext");
+      return this;
+    }
+
+    /**
+     * The executor the DDP client's event loop runs on (default: a thread of its own). Many
+     * clients in one JVM can share a small pool this way (each still runs its work in order); a
+     * listener that blocks then stalls the other clients on the same pool thread.
+     */
+    public Builder executor(java.util.concurrent.Executor executor) {
+      this.executor = Objects.requireNonNull(executor, "executor");
       return this;
     }
 
