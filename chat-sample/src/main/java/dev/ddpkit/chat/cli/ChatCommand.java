@@ -18,10 +18,13 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code chat} command: a terminal chat client. Each line of standard input is sent to the first
@@ -57,9 +60,10 @@ public final class ChatCommand {
       return 2;
     }
     Printer printer = o.json ? new JsonPrinter(out) : new TextPrinter(out);
+    EchoWatch echoes = new EchoWatch(printer);
     ChatClient client;
     try {
-      client = o.client(printer);
+      client = o.client(echoes);
     } catch (IllegalArgumentException | IllegalStateException e) {
       err.println("chat: " + e.getMessage());
       err.println(USAGE);
@@ -74,13 +78,18 @@ public final class ChatCommand {
         if (line.isBlank()) {
           continue;
         }
-        if (!send(client, room, line)) {
+        String id = send(client, room, line);
+        if (id == null) {
           return 1;
         }
+        echoes.expect(id);
       }
-      // End of input: make sure we were heard, then leave.
+      // End of input: make sure we were heard, then leave. Waiting a little for our own messages
+      // to come back on the room stream also lets the history load finish, so a piped session
+      // shows what it wrote instead of exiting on the acknowledgement.
       await(client.loggedIn());
       await(client.flush());
+      echoes.awaitShown(ECHO_WAIT);
       return 0;
     } catch (IOException e) {
       err.println("chat: cannot read input: " + e.getMessage());
@@ -94,18 +103,68 @@ public final class ChatCommand {
     }
   }
 
-  /** Sends one line, waiting for room in the outbox if it is full; false if the client stopped. */
-  private static boolean send(ChatClient client, String room, String text)
+  /** Sends one line, waiting for room in the outbox if it is full; its id, null if stopped. */
+  private static String send(ChatClient client, String room, String text)
       throws InterruptedException, ExecutionException {
     while (true) {
       try {
-        client.sendMessage(room, text);
-        return true;
+        return client.sendMessage(room, text);
       } catch (OutboxFullException e) {
         await(client.flush());
       } catch (IllegalStateException e) {
-        return false;
+        return null;
       }
+    }
+  }
+
+  /** How long, at the end of input, to wait for our own messages to be shown. */
+  private static final Duration ECHO_WAIT = Duration.ofSeconds(5);
+
+  /** Passes events to the printer and notes which of our own messages have been shown. */
+  private static final class EchoWatch implements ChatListener {
+    private final Printer printer;
+    private final Set<String> expected = new HashSet<>();
+
+    EchoWatch(Printer printer) {
+      this.printer = printer;
+    }
+
+    synchronized void expect(String id) {
+      expected.add(id);
+    }
+
+    /** Waits until every expected message was shown, or {@code max} passed. */
+    synchronized void awaitShown(Duration max) throws InterruptedException {
+      long deadline = System.nanoTime() + max.toNanos();
+      long left;
+      while (!expected.isEmpty() && (left = deadline - System.nanoTime()) > 0) {
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+    }
+
+    @Override
+    public void onMessage(ChatMessage m) {
+      printer.onMessage(m);
+      synchronized (this) {
+        if (expected.remove(m.id()) && expected.isEmpty()) {
+          notifyAll();
+        }
+      }
+    }
+
+    @Override
+    public void onSent(String rid, String id) {
+      printer.onSent(rid, id);
+    }
+
+    @Override
+    public void onStatus(ChatStatus status) {
+      printer.onStatus(status);
+    }
+
+    @Override
+    public void onError(String message) {
+      printer.onError(message);
     }
   }
 
