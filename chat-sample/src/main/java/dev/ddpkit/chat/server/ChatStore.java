@@ -55,6 +55,16 @@ final class ChatStore {
   /** Name of the journal file inside the data directory. */
   static final String FILE_NAME = "chat.journal";
 
+  /**
+   * Name of the lock file. The lock is taken on a file that nothing else opens and compaction never
+   * replaces: POSIX drops a process's lock when any of its descriptors on the file is closed, and a
+   * lock on the journal itself would stay on the old inode after compaction moved a new file over it.
+   */
+  static final String LOCK_NAME = "chat.lock";
+
+  /** Data directories open in this JVM: the OS lock cannot tell two stores of one process apart. */
+  private static final Set<Path> OPEN_DIRS = ConcurrentHashMap.newKeySet();
+
   private static final Logger log = LoggerFactory.getLogger(ChatStore.class);
   private static final int QUEUE_CAPACITY = 1 << 16;
   private static final int MAX_BATCH = 1024;
@@ -62,8 +72,10 @@ final class ChatStore {
   /** An append's outcome: the stored message, and whether it was stored before. */
   record Append(ObjectNode message, boolean duplicate) {}
 
+  private final Path dir;
   private final Path file;
   private final FileChannel channel;
+  private final FileChannel lockChannel;
   private final FileLock lock;
   private final Map<String, String> users = new ConcurrentHashMap<>();
   private final Map<String, String> tokens = new ConcurrentHashMap<>();
@@ -92,25 +104,56 @@ final class ChatStore {
   private ChatStore(Path dir, String threadName, Clock clock, Consumer<List<ObjectNode>> onDurable) {
     this.clock = clock;
     this.onDurable = onDurable;
-    this.file = dir.resolve(FILE_NAME);
+    this.dir = canonical(dir);
+    this.file = this.dir.resolve(FILE_NAME);
+    if (!OPEN_DIRS.add(this.dir)) {
+      throw new IllegalStateException("the data directory is in use by another server: " + dir);
+    }
+    FileChannel lockCh = null;
     FileChannel ch = null;
     try {
-      Files.createDirectories(dir);
+      lockCh = FileChannel.open(this.dir.resolve(LOCK_NAME), StandardOpenOption.CREATE,
+          StandardOpenOption.WRITE);
+      this.lock = lockOrFail(lockCh);
+      this.lockChannel = lockCh;
+      boolean fresh = !Files.exists(file);
       ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
           StandardOpenOption.WRITE);
-      this.lock = lockOrFail(ch);
       this.channel = ch;
+      if (fresh) {
+        forceDirectory(); // the new file's name must survive a power loss too
+      }
       replay();
     } catch (IOException e) {
       closeQuietly(ch);
+      closeQuietly(lockCh);
+      OPEN_DIRS.remove(this.dir);
       throw new UncheckedIOException("cannot open the journal " + file, e);
     } catch (RuntimeException e) {
       closeQuietly(ch);
+      closeQuietly(lockCh);
+      OPEN_DIRS.remove(this.dir);
       throw e;
     }
     this.durableTs = lastTs;
     this.writer = new Thread(this::writeLoop, threadName);
     this.writer.setDaemon(true);
+  }
+
+  private static Path canonical(Path dir) {
+    try {
+      Files.createDirectories(dir);
+      return dir.toRealPath();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot use the data directory " + dir, e);
+    }
+  }
+
+  /** Forces the directory entry (a created or renamed file) to the device. */
+  private void forceDirectory() throws IOException {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    }
   }
 
   private FileLock lockOrFail(FileChannel ch) throws IOException {
@@ -257,6 +300,7 @@ final class ChatStore {
       out.force(true);
     }
     Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    forceDirectory();
   }
 
   private static Set<String> memberSet(ObjectNode room) {
@@ -437,6 +481,11 @@ final class ChatStore {
     } else if (!queue.offer(op)) {
       op.done.completeExceptionally(
           new CompletionFailure(new MethodError("error-too-busy", "Server is busy, try again")));
+    } else if ((!accepting || broken) && queue.remove(op)) {
+      // The store stopped between the check above and the offer: the writer may be gone already,
+      // so nobody else would ever complete this operation.
+      op.done.completeExceptionally(new IllegalStateException(
+          broken ? "store failed to write its journal" : "store is closed"));
     }
     return op.done;
   }
@@ -445,6 +494,21 @@ final class ChatStore {
 
   private void writeLoop() {
     List<Op<?>> batch = new ArrayList<>(MAX_BATCH);
+    try {
+      writeBatches(batch);
+    } catch (Throwable t) {
+      // An Error (out of memory, a broken broadcast) must not leave futures hanging: fail the batch
+      // in hand and everything queued, and take no more writes.
+      broken = true;
+      accepting = false;
+      log.error("store writer failed; the store takes no more writes", t);
+      batch.forEach(op -> op.done.completeExceptionally(t));
+    } finally {
+      failPending();
+    }
+  }
+
+  private void writeBatches(List<Op<?>> batch) {
     boolean stop = false;
     while (!stop && !abandon) {
       try {
@@ -469,15 +533,14 @@ final class ChatStore {
           applied.add(op);
         }
       }
-      batch.clear();
       if (!applied.isEmpty() || !batchMessages.isEmpty()) {
         makeDurable(applied);
       }
+      batch.clear();
       if (broken) {
         break;
       }
     }
-    failPending();
   }
 
   private void makeDurable(List<Op<?>> applied) {
@@ -548,12 +611,14 @@ final class ChatStore {
   }
 
   private void release() {
+    closeQuietly(channel);
     try {
       lock.release();
     } catch (IOException e) {
-      log.debug("releasing the journal lock", e);
+      log.debug("releasing the data directory lock", e);
     } finally {
-      closeQuietly(channel);
+      closeQuietly(lockChannel);
+      OPEN_DIRS.remove(dir);
     }
   }
 

@@ -140,4 +140,100 @@ class ChatStoreJournalTest {
       store.close();
     }
   }
+
+  @Test
+  void anErrorOnTheWriterThreadFailsTheFuturesInsteadOfLeavingThemHanging() throws Exception {
+    java.util.concurrent.atomic.AtomicBoolean blowUp = new java.util.concurrent.atomic.AtomicBoolean();
+    ChatStore store = ChatStore.open(dir, "test-store", Clock.systemUTC(), messages -> {
+      if (blowUp.get()) {
+        throw new OutOfMemoryError("simulated");
+      }
+    });
+    try {
+      store.createRoom("general", List.of("alice")).get(5, SECONDS);
+      blowUp.set(true);
+      CompletableFuture<ChatStore.Append> first = store.append("a", "general", "x", sender("alice"));
+      CompletableFuture<ChatStore.Append> second = store.append("b", "general", "y", sender("alice"));
+      for (CompletableFuture<ChatStore.Append> f : List.of(first, second)) {
+        assertThatThrownBy(() -> f.get(5, SECONDS))
+            .isInstanceOf(java.util.concurrent.ExecutionException.class);
+      }
+      assertThatThrownBy(() -> store.append("c", "general", "z", sender("alice")).get(5, SECONDS))
+          .hasMessageContaining("store");
+    } finally {
+      store.closeImmediately();
+    }
+  }
+
+  @Test
+  void writesRacingACloseAllComplete() throws Exception {
+    for (int round = 0; round < 30; round++) {
+      Path roundDir = dir.resolve("round-" + round);
+      ChatStore store = ChatStore.open(roundDir, "test-store", Clock.systemUTC(), m -> {});
+      List<CompletableFuture<Void>> futures = java.util.Collections.synchronizedList(new ArrayList<>());
+      java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+      List<Thread> writers = new ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        Thread w = new Thread(() -> {
+          try {
+            go.await();
+          } catch (InterruptedException e) {
+            return;
+          }
+          for (int i = 0; i < 500; i++) {
+            futures.add(store.removeToken("k" + i));
+          }
+        }, "test-submitter-" + t);
+        w.start();
+        writers.add(w);
+      }
+      go.countDown();
+      store.closeImmediately();
+      for (Thread w : writers) {
+        w.join(10_000);
+      }
+      for (CompletableFuture<Void> f : futures) {
+        try {
+          f.get(5, SECONDS);
+        } catch (java.util.concurrent.ExecutionException expected) {
+          // failed because the store closed: completed, which is the point
+        }
+      }
+    }
+  }
+
+  @Test
+  void theLockSurvivesARefusedSecondOpenAndReadsOfTheJournal() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(pythonCanLock() != null, "python3 is needed");
+    ChatStore store = open();
+    try {
+      assertThat(pythonCanLock()).as("held by the open store").isFalse();
+      assertThatThrownBy(this::open).hasMessageContaining("in use");
+      Files.readAllBytes(dir.resolve(ChatStore.FILE_NAME));
+      assertThat(pythonCanLock()).as("still held after a refused open and a read").isFalse();
+    } finally {
+      store.close();
+    }
+    assertThat(pythonCanLock()).as("released on close").isTrue();
+  }
+
+  /** Whether another process can take the data directory's lock; null if python3 is missing. */
+  private Boolean pythonCanLock() throws Exception {
+    Process p;
+    try {
+      p = new ProcessBuilder("python3", "-c",
+          "import fcntl,sys\nf=open(sys.argv[1],'a')\n"
+              + "try:\n fcntl.lockf(f, fcntl.LOCK_EX|fcntl.LOCK_NB); print('locked')\n"
+              + "except OSError: print('busy')\n",
+          dir.resolve(ChatStore.LOCK_NAME).toString()).redirectErrorStream(true).start();
+    } catch (java.io.IOException e) {
+      return null;
+    }
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    p.waitFor(10, SECONDS);
+    if (!out.equals("locked") && !out.equals("busy")) {
+      return null;
+    }
+    return out.equals("locked");
+  }
 }
