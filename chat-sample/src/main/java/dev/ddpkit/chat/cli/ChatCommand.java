@@ -124,13 +124,17 @@ public final class ChatCommand {
   private static final class EchoWatch implements ChatListener {
     private final Printer printer;
     private final Set<String> expected = new HashSet<>();
+    /** Our messages shown before {@link #expect} was called for them (the stream can be quick). */
+    private final Set<String> early = new HashSet<>();
 
     EchoWatch(Printer printer) {
       this.printer = printer;
     }
 
     synchronized void expect(String id) {
-      expected.add(id);
+      if (!early.remove(id)) {
+        expected.add(id);
+      }
     }
 
     /** Waits until every expected message was shown, or {@code max} passed. */
@@ -146,8 +150,12 @@ public final class ChatCommand {
     public void onMessage(ChatMessage m) {
       printer.onMessage(m);
       synchronized (this) {
-        if (expected.remove(m.id()) && expected.isEmpty()) {
-          notifyAll();
+        if (expected.remove(m.id())) {
+          if (expected.isEmpty()) {
+            notifyAll();
+          }
+        } else if (early.size() < 10_000) {
+          early.add(m.id());
         }
       }
     }
