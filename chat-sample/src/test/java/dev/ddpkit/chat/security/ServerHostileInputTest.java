@@ -43,16 +43,24 @@ class ServerHostileInputTest {
     servers.forEach(ChatServer::kill);
   }
 
+  // The class's 60 s applies to the CI size; a long run (-Dfuzz.server.frames) checks its own
+  // deadline below, scaled to the number of frames.
   @Test
+  @Timeout(value = 4, unit = java.util.concurrent.TimeUnit.HOURS)
   void randomFramesNeverBreakTheServer() throws Exception {
     long seed = Long.getLong("fuzz.seed", 20_261_129L);
     Random r = new Random(seed);
-    ChatServer s = start(b -> b);
+    // Random frames include failed logins as alice; the per-user limit (tested in LoginTest and
+    // AuthRulesTest) would end up refusing this test's own re-logins on a long run.
+    ChatServer s = start(b -> b.loginRateLimit(Integer.MAX_VALUE, java.time.Duration.ofSeconds(1)));
     int frames = Integer.getInteger("fuzz.server.frames", 600);
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60 + frames / 100L).toNanos();
     List<Integer> closes = new ArrayList<>();
     try (LogCapture logs = new LogCapture(Level.WARN)) {
       RawWs ws = session(s, r);
       for (int i = 0; i < frames; i++) {
+        assertThat(System.nanoTime() - deadline).as("time left after %d of %d frames", i, frames)
+            .isNegative();
         ws.sendText(ServerFrames.any(r));
         // A fence: the pong to this ping comes after every answer to the frame above.
         String fence = "fence-" + i;
