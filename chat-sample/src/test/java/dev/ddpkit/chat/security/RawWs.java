@@ -66,6 +66,7 @@ final class RawWs implements AutoCloseable {
   static RawWs dial(String url, int timeoutMillis) throws IOException {
     URI u = URI.create(url);
     Socket s = new Socket();
+    s.setTcpNoDelay(true); // a frame and its fence go out at once, not after a delayed ACK
     s.connect(new InetSocketAddress(u.getHost(), u.getPort()), timeoutMillis);
     s.setSoTimeout(timeoutMillis);
     RawWs ws = new RawWs(s);
