@@ -494,6 +494,9 @@ public final class ChatClient implements AutoCloseable {
         List<ChatMessage> fetched = MessageParser.parseList(result, rid, bad);
         malformed += bad[0];
         show = t.completeCatchUp(catchUp, fetched);
+        if ("history".equals(what)) {
+          t.markHistoryLoaded();
+        }
       }
       emitMessagesLocked(show);
       if (problem != null) {
@@ -517,8 +520,11 @@ public final class ChatClient implements AutoCloseable {
       }
       Rejoin r = rejoins.get(rid);
       rejoin = r != null && r.pending;
-      if (!rejoin) {
-        t.markJoined(clock.instant()); // a rejoin catches up from what was last shown instead
+      if (!rejoin && historyLimit == 0) {
+        // With no history there is no server time stamp to start a catch-up from: the device's
+        // clock is the best guess. With history, the newest message loaded is the start (or the
+        // room's beginning if it was empty), and a rejoin starts from what was last shown.
+        t.markJoined(clock.instant());
       }
       if (historyLimit > 0 || rejoin) {
         // Live messages are held until the history (or what was missed) is in, so the screen

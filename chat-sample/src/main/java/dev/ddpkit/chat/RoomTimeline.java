@@ -36,6 +36,7 @@ public final class RoomTimeline {
   private final Map<String, ChatMessage> held = new LinkedHashMap<>();
   private int pendingCatchUps;
   private Instant lastSeen;
+  private boolean fromStart; // the room was empty when its history was loaded
 
   /**
    * Creates an empty timeline.
@@ -77,16 +78,39 @@ public final class RoomTimeline {
 
   /**
    * Returns where a catch-up should start: {@link #lastSeen()} minus {@code overlap} (messages
-   * inserted concurrently may carry a slightly older time stamp than one already shown), or {@code
-   * fallback} if nothing was seen.
+   * inserted concurrently may carry a slightly older time stamp than one already shown, and never
+   * before the epoch); the epoch if nothing was seen but the room was empty when its history was
+   * loaded ({@link #markHistoryLoaded()}); else {@code fallback}.
+   *
+   * <p>Every time stamp this uses is the server's, except {@code fallback} and {@link
+   * #markJoined}: a device clock running ahead of the server's would start the catch-up after
+   * messages it never saw.
    */
   public Instant catchUpSince(Duration overlap, Instant fallback) {
-    return lastSeen == null ? fallback : lastSeen.minus(overlap);
+    if (lastSeen == null) {
+      return fromStart ? Instant.EPOCH : fallback;
+    }
+    Instant since = lastSeen.minus(overlap);
+    return since.isBefore(Instant.EPOCH) ? Instant.EPOCH : since;
   }
 
-  /** Records that the room was joined at {@code at}, if nothing newer was seen. */
+  /**
+   * Records that the room was joined at {@code at}, if nothing newer was seen. Only for a room
+   * whose history is not loaded: {@code at} comes from the device's clock, which may run ahead of
+   * the server's.
+   */
   public void markJoined(Instant at) {
     advance(at);
+  }
+
+  /**
+   * Records that the room's history was loaded: if it showed no message, the room was empty then,
+   * and a catch-up asks for everything from the start of the room rather than from a clock.
+   */
+  public void markHistoryLoaded() {
+    if (lastSeen == null) {
+      fromStart = true;
+    }
   }
 
   /** Returns whether a catch-up is outstanding. */

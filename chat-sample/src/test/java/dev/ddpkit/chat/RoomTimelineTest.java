@@ -127,6 +127,33 @@ class RoomTimelineTest {
   }
 
   @Test
+  void aRoomEmptyWhenItsHistoryLoadedCatchesUpFromItsStartNotFromAClock() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    Instant deviceNow = T0.plusSeconds(300); // a device clock ahead of the server's
+    t.completeCatchUp(t.beginCatchUp(), List.of());
+    t.markHistoryLoaded();
+    assertThat(t.catchUpSince(Duration.ofSeconds(2), deviceNow)).isEqualTo(Instant.EPOCH);
+    t.offerLive(msg("a", 10)); // then the server's time stamps take over
+    assertThat(t.catchUpSince(Duration.ofSeconds(2), deviceNow)).isEqualTo(T0.plusSeconds(8));
+  }
+
+  @Test
+  void aLoadedHistoryStartsTheCatchUpFromItsNewestMessage() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    t.completeCatchUp(t.beginCatchUp(), List.of(msg("a", 10), msg("b", 20)));
+    t.markHistoryLoaded();
+    assertThat(t.catchUpSince(Duration.ofSeconds(2), T0.plusSeconds(300)))
+        .isEqualTo(T0.plusSeconds(18));
+  }
+
+  @Test
+  void theOverlapNeverReachesBeforeTheEpoch() {
+    RoomTimeline t = new RoomTimeline("general", 100, 100);
+    t.offerLive(new ChatMessage("a", "general", "bob", "hi", Instant.ofEpochMilli(500)));
+    assertThat(t.catchUpSince(Duration.ofSeconds(2), T0)).isEqualTo(Instant.EPOCH);
+  }
+
+  @Test
   void messagesOfAnotherRoomAreRefused() {
     RoomTimeline t = new RoomTimeline("general", 100, 100);
     ChatMessage other = new ChatMessage("x", "random", "bob", "hi", T0);
