@@ -115,6 +115,11 @@ public final class CommandLine {
     return n;
   }
 
+  /** The current option's value as any {@code int}, for a setter that checks the range itself. */
+  public int intValue() {
+    return intValue(Integer.MIN_VALUE, Integer.MAX_VALUE);
+  }
+
   /** The current option's value as an {@code int} from {@code min} to {@code max}, inclusive. */
   public int intValue(int min, int max) {
     return (int) longValue(min, max);

@@ -23,6 +23,7 @@ class CommandLineTest {
         case "--seed" -> read.add(name + "=" + c.longValue());
         case "--clients" -> read.add(name + "=" + c.intValue(1, 5_000));
         case "--port" -> read.add(name + "=" + c.intValue(1, Integer.MAX_VALUE));
+        case "--offset" -> read.add(name + "=" + c.intValue());
         default -> throw c.unknown();
       }
     }
@@ -76,6 +77,10 @@ class CommandLineTest {
         .hasMessage("--port must be 1 or more: -1");
     assertThatThrownBy(() -> parse(CommandLine.of("--port", "3000000000")))
         .hasMessage("--port must be in 1..2147483647: 3000000000");
+    assertThat(parse(CommandLine.of("--offset", "-2147483648")))
+        .containsExactly("--offset=-2147483648");
+    assertThatThrownBy(() -> parse(CommandLine.of("--offset", "-2147483649")))
+        .hasMessage("--offset must be -2147483648 or more: -2147483649");
   }
 
   @Test
