@@ -161,7 +161,7 @@ public final class RealHerdCommand {
           case "--cap-ms" -> o.config.horizon(millis(c, 1));
           case "--bucket-ms" -> o.config.bucket(millis(c, 1));
           case "--seed" -> o.config.seed(c.longValue());
-          case "--policy", "--policies" -> o.policies = policies(c.value());
+          case "--policy", "--policies" -> o.policies = HerdPolicy.listFromNames(c.value());
           case "--hints" -> o.hintModes = hints(c.value());
           case "--svg" -> {
             o.svg = c.value();
@@ -178,17 +178,6 @@ public final class RealHerdCommand {
 
     private static Duration millis(CommandLine c, long min) {
       return Duration.ofMillis(c.longValue(min, Long.MAX_VALUE));
-    }
-
-    private static List<HerdPolicy> policies(String v) {
-      List<HerdPolicy> list = new ArrayList<>();
-      for (String name : v.split(",", -1)) {
-        HerdPolicy p = HerdPolicy.fromName(name);
-        if (!list.contains(p)) {
-          list.add(p);
-        }
-      }
-      return List.copyOf(list);
     }
 
     private static List<Boolean> hints(String v) {

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -111,7 +110,7 @@ public final class HerdCommand {
           case "--burst" -> b.burst(c.intValue(1, Integer.MAX_VALUE));
           case "--latency-ms" -> b.latency(millis(c, 0));
           case "--seed" -> b.seed(c.longValue());
-          case "--policy", "--policies" -> o.policies = policies(c.value());
+          case "--policy", "--policies" -> o.policies = HerdPolicy.listFromNames(c.value());
           case "--svg" -> {
             String file = c.value();
             if (file.isBlank()) {
@@ -128,17 +127,6 @@ public final class HerdCommand {
 
     private static Duration millis(CommandLine c, long min) {
       return Duration.ofMillis(c.longValue(min, Long.MAX_VALUE));
-    }
-
-    private static List<HerdPolicy> policies(String value) {
-      List<HerdPolicy> list = new ArrayList<>();
-      for (String name : value.split(",", -1)) {
-        HerdPolicy p = HerdPolicy.fromName(name);
-        if (!list.contains(p)) {
-          list.add(p);
-        }
-      }
-      return List.copyOf(list);
     }
   }
 }
