@@ -6,43 +6,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.ddpkit.chat.server.MutableClock;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A resume token that expired ends in SIGNED_OUT after one refused login, not in a loop. */
 class ExpiredTokenSignsOutTest {
-  /** A wall clock the test can move forward. */
-  static final class MovableClock extends Clock {
-    final AtomicLong offsetMillis = new AtomicLong();
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.now().plusMillis(offsetMillis.get());
-    }
-  }
-
   @Test
   @Timeout(value = 60, unit = SECONDS)
   void anExpiredTokenEndsSignedOutWithoutRetrying(@TempDir Path dir) {
-    MovableClock serverClock = new MovableClock();
+    MutableClock serverClock = MutableClock.running();
     try (LoopbackChat chat =
         new LoopbackChat(dir, b -> b.clock(serverClock).tokenTtl(Duration.ofHours(1)))) {
       chat.server().seedDemo();
@@ -53,7 +29,7 @@ class ExpiredTokenSignsOutTest {
       long failedBefore = chat.server().stats().loginsFailed();
 
       // The token expires while the client is connected; the next reconnect finds it refused.
-      serverClock.offsetMillis.set(Duration.ofHours(2).toMillis());
+      serverClock.advance(Duration.ofHours(2));
       chat.server().dropAbruptly();
       await().atMost(20, SECONDS).until(() -> c.status().state() == ChatStatus.State.SIGNED_OUT);
 

@@ -4,6 +4,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 
 import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.ddp.testing.LiveThreads;
 import dev.ddpkit.reconnect.Backoff;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -116,14 +117,7 @@ final class LoopbackChat implements AutoCloseable {
 
   /** Live threads of our clients: their event loops and Java-WebSocket's client threads. */
   static List<String> clientThreads() {
-    List<String> names = new ArrayList<>();
-    for (Thread t : Thread.getAllStackTraces().keySet()) {
-      String n = t.getName();
-      if (t.isAlive() && (n.startsWith("test-") || n.startsWith("WebSocketConnectReadThread")
-          || n.startsWith("WebSocketWriteThread"))) {
-        names.add(n);
-      }
-    }
-    return names;
+    return LiveThreads.startingWith(
+        "test-", "WebSocketConnectReadThread", "WebSocketWriteThread");
   }
 }

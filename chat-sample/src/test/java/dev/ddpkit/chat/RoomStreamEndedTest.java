@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.ddp.testing.LiveThreads;
 import dev.ddpkit.ddp.testserver.Counter;
 import dev.ddpkit.ddp.testserver.ServerSubscription;
 import dev.ddpkit.ddp.testserver.TestDdpServer;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Collectors;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -74,13 +74,7 @@ class RoomStreamEndedTest {
   void stop() {
     client.close();
     server.stop();
-    assertThat(Thread.getAllStackTraces().keySet().stream()
-        .filter(Thread::isAlive)
-        .map(Thread::getName)
-        .filter(n -> n.startsWith("chat-stream-"))
-        .collect(Collectors.toList()))
-        .as("threads left")
-        .isEmpty();
+    assertThat(LiveThreads.startingWith("chat-stream-")).as("threads left").isEmpty();
   }
 
   @Test

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.ddp.testing.LiveThreads;
 import dev.ddpkit.ddp.testserver.MethodCall;
 import dev.ddpkit.ddp.testserver.ServerSubscription;
 import dev.ddpkit.ddp.testserver.TestDdpServer;
@@ -22,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -127,13 +127,7 @@ class ThrottledResumeLoginLosesNothingTest {
   void stop() {
     client.close();
     server.stop();
-    assertThat(Thread.getAllStackTraces().keySet().stream()
-        .filter(Thread::isAlive)
-        .map(Thread::getName)
-        .filter(n -> n.startsWith("throttled-login-"))
-        .collect(Collectors.toList()))
-        .as("threads left")
-        .isEmpty();
+    assertThat(LiveThreads.startingWith("throttled-login-")).as("threads left").isEmpty();
   }
 
   @Test

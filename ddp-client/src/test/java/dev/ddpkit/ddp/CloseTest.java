@@ -8,11 +8,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
 import dev.ddpkit.ddp.memory.ServerEnd;
+import dev.ddpkit.ddp.testing.LiveThreads;
 import dev.ddpkit.reconnect.VirtualScheduler;
-import java.util.Set;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -46,7 +46,7 @@ class CloseTest {
 
   @Test
   void closeStopsTheClientsOwnThreadAndLeavesNoThreadBehind() throws Exception {
-    Set<String> before = threadNames();
+    List<String> before = threadNames();
     VirtualScheduler time = new VirtualScheduler();
     InMemoryTransportFactory net = new InMemoryTransportFactory();
     DdpClient client =
@@ -114,10 +114,7 @@ class CloseTest {
     return net.last();
   }
 
-  private static Set<String> threadNames() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(Thread::isAlive)
-        .map(Thread::getName)
-        .collect(Collectors.toSet());
+  private static List<String> threadNames() {
+    return LiveThreads.matching(name -> true);
   }
 }

@@ -1,5 +1,6 @@
 package dev.ddpkit.chat.bench;
 
+import dev.ddpkit.reconnect.cli.CommandLine;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -40,28 +41,14 @@ public final class FootprintCommand {
         List.of(Footprint.Mode.CHAT, Footprint.Mode.DDP, Footprint.Mode.DDP_SHARED);
     int shared = 2;
     try {
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        String v = i + 1 < args.length ? args[i + 1] : null;
-        if (v == null) {
-          throw new IllegalArgumentException(a + " needs a value");
+      CommandLine c = CommandLine.of(args);
+      while (c.hasNext()) {
+        switch (c.next()) {
+          case "--steps" -> steps = steps(c.value());
+          case "--modes" -> modes = modes(c.value());
+          case "--shared-threads" -> shared = c.intValue(1, Integer.MAX_VALUE);
+          default -> throw c.unknown();
         }
-        i++;
-        switch (a) {
-          case "--steps" -> steps = steps(v);
-          case "--modes" -> {
-            List<Footprint.Mode> m = new ArrayList<>();
-            for (String name : v.split(",", -1)) {
-              m.add(Footprint.Mode.fromName(name.strip()));
-            }
-            modes = List.copyOf(m);
-          }
-          case "--shared-threads" -> shared = Integer.parseInt(v.strip());
-          default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
-        }
-      }
-      if (shared < 1) {
-        throw new IllegalArgumentException("--shared-threads must be 1 or more: " + shared);
       }
     } catch (IllegalArgumentException e) {
       err.println("footprint: " + e.getMessage());
@@ -129,6 +116,14 @@ public final class FootprintCommand {
       prev = r;
     }
     return sb.toString();
+  }
+
+  private static List<Footprint.Mode> modes(String v) {
+    List<Footprint.Mode> list = new ArrayList<>();
+    for (String name : v.split(",", -1)) {
+      list.add(Footprint.Mode.fromName(name.strip()));
+    }
+    return List.copyOf(list);
   }
 
   private static List<Integer> steps(String v) {

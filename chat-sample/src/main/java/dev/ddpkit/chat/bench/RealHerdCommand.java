@@ -1,5 +1,6 @@
 package dev.ddpkit.chat.bench;
 
+import dev.ddpkit.reconnect.cli.CommandLine;
 import dev.ddpkit.reconnect.sim.HerdConfig;
 import dev.ddpkit.reconnect.sim.HerdPolicy;
 import java.io.IOException;
@@ -148,76 +149,35 @@ public final class RealHerdCommand {
 
     static Options parse(String[] args) {
       Options o = new Options();
-      int i = args.length > 0 && "herd".equals(args[0]) ? 1 : 0;
-      for (; i < args.length; i++) {
-        String a = args[i];
-        switch (a) {
+      CommandLine c = CommandLine.of(args).skip("herd");
+      while (c.hasNext()) {
+        switch (c.next()) {
           case "--real" -> { }
           case "--help", "-h" -> o.help = true;
-          case "--json" -> o.json = true;
-          case "--clients" -> o.config.clients(positive(a, value(args, ++i, a)));
-          case "--capacity" -> o.config.capacity(positive(a, value(args, ++i, a)));
-          case "--downtime-ms" ->
-              o.config.downtime(Duration.ofMillis(nonNegative(a, value(args, ++i, a))));
-          case "--cap-ms" -> o.config.horizon(Duration.ofMillis(positive(a, value(args, ++i, a))));
-          case "--bucket-ms" ->
-              o.config.bucket(Duration.ofMillis(positive(a, value(args, ++i, a))));
-          case "--seed" -> o.config.seed(number(a, value(args, ++i, a)));
-          case "--policy", "--policies" -> o.policies = policies(value(args, ++i, a));
-          case "--hints" -> o.hintModes = hints(value(args, ++i, a));
+          case "--json" -> o.json = c.flag();
+          case "--clients" -> o.config.clients(c.intValue(1, Integer.MAX_VALUE));
+          case "--capacity" -> o.config.capacity(c.intValue(1, Integer.MAX_VALUE));
+          case "--downtime-ms" -> o.config.downtime(millis(c, 0));
+          case "--cap-ms" -> o.config.horizon(millis(c, 1));
+          case "--bucket-ms" -> o.config.bucket(millis(c, 1));
+          case "--seed" -> o.config.seed(c.longValue());
+          case "--policy", "--policies" -> o.policies = HerdPolicy.listFromNames(c.value());
+          case "--hints" -> o.hintModes = hints(c.value());
           case "--svg" -> {
-            o.svg = value(args, ++i, a);
+            o.svg = c.value();
             if (o.svg.isBlank()) {
               throw new IllegalArgumentException("--svg needs a file prefix");
             }
           }
-          default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
+          default -> throw c.unknown();
         }
       }
       o.config.build(); // conflicting settings (cap not past the downtime) fail here
       return o;
     }
 
-    private static String value(String[] args, int i, String name) {
-      if (i >= args.length) {
-        throw new IllegalArgumentException(name + " needs a value");
-      }
-      return args[i];
-    }
-
-    private static long number(String name, String v) {
-      try {
-        return Long.parseLong(v.strip());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(name + " needs a whole number, got '" + v + "'");
-      }
-    }
-
-    private static int positive(String name, String v) {
-      long n = number(name, v);
-      if (n < 1 || n > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(name + " must be 1 or more, got " + v);
-      }
-      return (int) n;
-    }
-
-    private static long nonNegative(String name, String v) {
-      long n = number(name, v);
-      if (n < 0) {
-        throw new IllegalArgumentException(name + " must be 0 or more, got " + v);
-      }
-      return n;
-    }
-
-    private static List<HerdPolicy> policies(String v) {
-      List<HerdPolicy> list = new ArrayList<>();
-      for (String name : v.split(",", -1)) {
-        HerdPolicy p = HerdPolicy.fromName(name);
-        if (!list.contains(p)) {
-          list.add(p);
-        }
-      }
-      return List.copyOf(list);
+    private static Duration millis(CommandLine c, long min) {
+      return Duration.ofMillis(c.longValue(min, Long.MAX_VALUE));
     }
 
     private static List<Boolean> hints(String v) {

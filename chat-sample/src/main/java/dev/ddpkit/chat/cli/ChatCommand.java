@@ -8,6 +8,7 @@ import dev.ddpkit.chat.ChatMessage;
 import dev.ddpkit.chat.ChatStatus;
 import dev.ddpkit.chat.OutboxFullException;
 import dev.ddpkit.reconnect.Backoff;
+import dev.ddpkit.reconnect.cli.CommandLine;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -199,24 +200,23 @@ public final class ChatCommand {
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        switch (a) {
-          case "--json" -> o.json = true;
-          case "--url" -> o.url = value(args, ++i, a);
-          case "--user" -> o.user = value(args, ++i, a);
-          case "--password" -> o.password = value(args, ++i, a);
-          case "--token" -> o.token = value(args, ++i, a);
-          case "--room" -> o.rooms.add(value(args, ++i, a));
-          case "--history" -> o.history = (int) number(args, ++i, a, 0, 1_000);
-          case "--backoff" -> o.backoff = value(args, ++i, a);
-          case "--base-ms" -> o.baseMs = number(args, ++i, a, 1, 3_600_000);
-          case "--max-ms" -> o.maxMs = number(args, ++i, a, 1, 3_600_000);
-          case "--stable-ms" -> o.stableMs = number(args, ++i, a, 0, 3_600_000);
-          case "--heartbeat-ms" -> o.heartbeatMs = number(args, ++i, a, 1, 3_600_000);
-          case "--heartbeat-timeout-ms" ->
-              o.heartbeatTimeoutMs = number(args, ++i, a, 1, 3_600_000);
-          default -> throw new IllegalArgumentException("unknown argument: " + a);
+      CommandLine c = CommandLine.of(args);
+      while (c.hasNext()) {
+        switch (c.next()) {
+          case "--json" -> o.json = c.flag();
+          case "--url" -> o.url = c.value();
+          case "--user" -> o.user = c.value();
+          case "--password" -> o.password = c.value();
+          case "--token" -> o.token = c.value();
+          case "--room" -> o.rooms.add(c.value());
+          case "--history" -> o.history = c.intValue(0, 1_000);
+          case "--backoff" -> o.backoff = c.value();
+          case "--base-ms" -> o.baseMs = c.longValue(1, 3_600_000);
+          case "--max-ms" -> o.maxMs = c.longValue(1, 3_600_000);
+          case "--stable-ms" -> o.stableMs = c.longValue(0, 3_600_000);
+          case "--heartbeat-ms" -> o.heartbeatMs = c.longValue(1, 3_600_000);
+          case "--heartbeat-timeout-ms" -> o.heartbeatTimeoutMs = c.longValue(1, 3_600_000);
+          default -> throw c.unknown();
         }
       }
       if (o.rooms.isEmpty()) {
@@ -280,27 +280,6 @@ public final class ChatCommand {
         b.heartbeatTimeout(Duration.ofMillis(heartbeatTimeoutMs));
       }
       return b.build();
-    }
-
-    private static String value(String[] args, int i, String flag) {
-      if (i >= args.length) {
-        throw new IllegalArgumentException(flag + " needs a value");
-      }
-      return args[i];
-    }
-
-    private static long number(String[] args, int i, String flag, long min, long max) {
-      String v = value(args, i, flag);
-      long n;
-      try {
-        n = Long.parseLong(v);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(flag + " must be a number: " + v);
-      }
-      if (n < min || n > max) {
-        throw new IllegalArgumentException(flag + " must be in " + min + ".." + max + ": " + n);
-      }
-      return n;
     }
   }
 

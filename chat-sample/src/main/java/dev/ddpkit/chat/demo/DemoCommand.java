@@ -1,5 +1,6 @@
 package dev.ddpkit.chat.demo;
 
+import dev.ddpkit.reconnect.cli.CommandLine;
 import java.io.PrintStream;
 
 /**
@@ -48,32 +49,20 @@ public final class DemoCommand {
 
     static Options parse(String[] args) {
       Options o = new Options();
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        if (i + 1 >= args.length) {
-          throw new IllegalArgumentException(
-              a.startsWith("--") ? a + " needs a value" : "unknown argument: " + a);
-        }
-        if (a.equals("--backoff")) {
-          String b = args[++i];
-          if (!b.equals("rfc") && !b.equals("full-jitter")) {
-            throw new IllegalArgumentException("--backoff must be full-jitter or rfc: " + b);
-          }
-          o.rfc = b.equals("rfc");
-          continue;
-        }
-        long v = number(a, args[++i]);
-        switch (a) {
-          case "--clients" -> o.clients = (int) range(a, v, 1, 5_000);
-          case "--rooms" -> o.rooms = (int) range(a, v, 1, 1_000);
-          case "--accept-rate" -> o.acceptRate = (int) range(a, v, 0, 100_000);
-          case "--down-ms" -> o.downMs = range(a, v, 0, 600_000);
-          case "--rate" -> o.ratePerSecond = range(a, v, 1, 10_000);
-          case "--before-kill-ms" -> o.beforeKillMs = range(a, v, 0, 600_000);
-          case "--after-restart-ms" -> o.afterRestartMs = range(a, v, 0, 600_000);
-          case "--bucket-ms" -> o.bucketMs = range(a, v, 10, 60_000);
-          case "--seed" -> o.seed = v;
-          default -> throw new IllegalArgumentException("unknown argument: " + a);
+      CommandLine c = CommandLine.of(args);
+      while (c.hasNext()) {
+        switch (c.next()) {
+          case "--clients" -> o.clients = c.intValue(1, 5_000);
+          case "--rooms" -> o.rooms = c.intValue(1, 1_000);
+          case "--accept-rate" -> o.acceptRate = c.intValue(0, 100_000);
+          case "--down-ms" -> o.downMs = c.longValue(0, 600_000);
+          case "--rate" -> o.ratePerSecond = c.longValue(1, 10_000);
+          case "--before-kill-ms" -> o.beforeKillMs = c.longValue(0, 600_000);
+          case "--after-restart-ms" -> o.afterRestartMs = c.longValue(0, 600_000);
+          case "--bucket-ms" -> o.bucketMs = c.longValue(10, 60_000);
+          case "--seed" -> o.seed = c.longValue();
+          case "--backoff" -> o.rfc = rfc(c.value());
+          default -> throw c.unknown();
         }
       }
       if (o.rooms > o.clients) {
@@ -82,19 +71,11 @@ public final class DemoCommand {
       return o;
     }
 
-    private static long number(String flag, String v) {
-      try {
-        return Long.parseLong(v);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(flag + " must be a number: " + v);
+    private static boolean rfc(String backoff) {
+      if (!backoff.equals("rfc") && !backoff.equals("full-jitter")) {
+        throw new IllegalArgumentException("--backoff must be full-jitter or rfc: " + backoff);
       }
-    }
-
-    private static long range(String flag, long v, long min, long max) {
-      if (v < min || v > max) {
-        throw new IllegalArgumentException(flag + " must be in " + min + ".." + max + ": " + v);
-      }
-      return v;
+      return backoff.equals("rfc");
     }
   }
 }

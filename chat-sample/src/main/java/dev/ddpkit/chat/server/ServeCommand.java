@@ -1,5 +1,6 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.reconnect.cli.CommandLine;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,32 +52,17 @@ public final class ServeCommand {
     ChatServer.Builder b = ChatServer.builder().port(3000);
     boolean seed = false;
     try {
-      for (int i = 0; i < args.length; i++) {
-        String a = args[i];
-        switch (a) {
-          case "--port":
-            b.port(Integer.parseInt(value(args, ++i, a)));
-            break;
-          case "--data":
-            b.dataDir(Path.of(value(args, ++i, a)));
-            break;
-          case "--seed-demo":
-            seed = true;
-            break;
-          case "--accept-rate":
-            b.acceptRate(Integer.parseInt(value(args, ++i, a)));
-            break;
-          case "--heartbeat-ms":
-            b.heartbeatInterval(Duration.ofMillis(Long.parseLong(value(args, ++i, a))));
-            break;
-          case "--drain-ms":
-            b.drainPeriod(Duration.ofMillis(Long.parseLong(value(args, ++i, a))));
-            break;
-          case "--host":
-            b.host(value(args, ++i, a));
-            break;
-          default:
-            throw new IllegalArgumentException("unknown option " + a);
+      CommandLine c = CommandLine.of(args);
+      while (c.hasNext()) {
+        switch (c.next()) {
+          case "--port" -> b.port(c.intValue());
+          case "--data" -> b.dataDir(Path.of(c.value()));
+          case "--seed-demo" -> seed = c.flag();
+          case "--accept-rate" -> b.acceptRate(c.intValue());
+          case "--heartbeat-ms" -> b.heartbeatInterval(Duration.ofMillis(c.longValue()));
+          case "--drain-ms" -> b.drainPeriod(Duration.ofMillis(c.longValue()));
+          case "--host" -> b.host(c.value());
+          default -> throw c.unknown();
         }
       }
     } catch (IllegalArgumentException e) {
@@ -115,12 +101,5 @@ public final class ServeCommand {
       out.println("chat server stopped");
       out.flush();
     }
-  }
-
-  private static String value(String[] args, int i, String option) {
-    if (i >= args.length) {
-      throw new IllegalArgumentException(option + " needs a value");
-    }
-    return args[i];
   }
 }

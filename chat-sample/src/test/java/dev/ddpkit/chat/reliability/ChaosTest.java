@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.ddpkit.ddp.testing.LiveThreads;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import org.assertj.core.api.SoftAssertions;
@@ -91,15 +91,7 @@ class ChaosTest {
 
   /** Threads of the run still alive: clients, Java-WebSocket clients, proxies, servers. */
   static List<String> leftoverThreads() {
-    List<String> names = new ArrayList<>();
-    for (Thread t : Thread.getAllStackTraces().keySet()) {
-      String n = t.getName();
-      if (t.isAlive() && (n.startsWith(ChaosRun.THREAD_PREFIX) || n.startsWith("fault-proxy-")
-          || n.startsWith("WebSocketConnectReadThread") || n.startsWith("WebSocketWriteThread")
-          || n.startsWith("chat-server-"))) {
-        names.add(n);
-      }
-    }
-    return names;
+    return LiveThreads.startingWith(ChaosRun.THREAD_PREFIX, "fault-proxy-",
+        "WebSocketConnectReadThread", "WebSocketWriteThread", "chat-server-");
   }
 }

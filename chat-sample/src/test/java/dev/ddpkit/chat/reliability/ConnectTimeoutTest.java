@@ -10,9 +10,8 @@ import dev.ddpkit.chat.ChatMessage;
 import dev.ddpkit.chat.ChatStatus;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.ddp.faults.FaultProxy;
+import dev.ddpkit.ddp.testserver.SilentServer;
 import dev.ddpkit.reconnect.Backoff;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,10 +19,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.java_websocket.WebSocket;
-import org.java_websocket.handshake.ClientHandshake;
-import org.java_websocket.server.WebSocketServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,22 +67,21 @@ class ConnectTimeoutTest {
     setup.start();
     seed(setup);
     setup.stop();
-    SilentServer silent = new SilentServer();
-    silent.begin();
+    SilentServer silent = SilentServer.launch("silent-ws");
     int port = silent.getPort();
     StatusLog log = new StatusLog();
     ChatServer real = chatServer(dir, port);
     try (ChatClient client = client(port, log)) {
       client.start();
       awaitBackingOff(client, log);
-      assertThat(silent.upgrades.get()).as("upgrades completed, never answered")
+      assertThat(silent.upgrades()).as("upgrades completed, never answered")
           .isGreaterThanOrEqualTo(4);
 
-      silent.stop(2000);
+      silent.close();
       real.start();
       awaitLoggedInAndSending(client, log);
     } finally {
-      silent.stop(2000);
+      silent.close();
       real.kill();
     }
   }
@@ -181,54 +175,6 @@ class ConnectTimeoutTest {
 
     boolean loggedIn() {
       return statuses.stream().anyMatch(s -> s.state() == ChatStatus.State.CONNECTED);
-    }
-  }
-
-  /** Completes the WebSocket upgrade and then ignores every frame: no DDP {@code connected}. */
-  private static final class SilentServer extends WebSocketServer {
-    private static final AtomicInteger IDS = new AtomicInteger();
-    final AtomicInteger upgrades = new AtomicInteger();
-    private final String name = "silent-ws-" + IDS.incrementAndGet();
-    private final CompletableFuture<Void> started = new CompletableFuture<>();
-
-    SilentServer() {
-      super(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), /* decodercount= */ 1);
-      setReuseAddr(true);
-      setDaemon(true);
-      for (Thread worker : decoders) {
-        worker.setName(name + "-worker");
-      }
-    }
-
-    void begin() throws Exception {
-      Thread selector = new Thread(this, name + "-selector");
-      selector.setDaemon(true);
-      selector.start();
-      started.get(10, TimeUnit.SECONDS);
-    }
-
-    @Override
-    public void onStart() {
-      Thread.currentThread().setName(name + "-selector"); // the library renames it
-      started.complete(null);
-    }
-
-    @Override
-    public void onOpen(WebSocket conn, ClientHandshake handshake) {
-      upgrades.incrementAndGet();
-    }
-
-    @Override
-    public void onClose(WebSocket conn, int code, String reason, boolean remote) {}
-
-    @Override
-    public void onMessage(WebSocket conn, String message) {}
-
-    @Override
-    public void onError(WebSocket conn, Exception ex) {
-      if (conn == null) {
-        started.completeExceptionally(ex);
-      }
     }
   }
 }

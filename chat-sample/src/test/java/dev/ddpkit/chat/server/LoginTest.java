@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 30, unit = SECONDS)
 class LoginTest extends ServerTestSupport {
-  private final MutableClock clock = new MutableClock(1_700_000_000_000L);
+  private final MutableClock clock = MutableClock.stoppedAt(1_700_000_000_000L);
 
   @Test
   void passwordLoginIssuesALongRandomTokenWithAnExpiry() throws Exception {

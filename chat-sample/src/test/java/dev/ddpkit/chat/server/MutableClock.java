@@ -7,16 +7,31 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A wall clock a test moves by hand. */
-final class MutableClock extends Clock {
-  private final AtomicLong millis;
+/**
+ * A wall clock a test moves by hand: either stopped at a given instant, or running with the
+ * system clock, and in both cases pushed forward by {@link #advance(Duration)}.
+ */
+public final class MutableClock extends Clock {
+  private final Clock base;
+  private final AtomicLong offsetMillis = new AtomicLong();
 
-  MutableClock(long startMillis) {
-    this.millis = new AtomicLong(startMillis);
+  private MutableClock(Clock base) {
+    this.base = base;
   }
 
-  void advance(Duration d) {
-    millis.addAndGet(d.toMillis());
+  /** A clock that stands still at {@code startMillis} until advanced. */
+  public static MutableClock stoppedAt(long startMillis) {
+    return new MutableClock(Clock.fixed(Instant.ofEpochMilli(startMillis), ZoneOffset.UTC));
+  }
+
+  /** A clock that runs with the system clock, ahead of it by what it was advanced. */
+  public static MutableClock running() {
+    return new MutableClock(Clock.systemUTC());
+  }
+
+  /** Moves the clock forward by {@code d}. */
+  public void advance(Duration d) {
+    offsetMillis.addAndGet(d.toMillis());
   }
 
   @Override
@@ -31,7 +46,7 @@ final class MutableClock extends Clock {
 
   @Override
   public long millis() {
-    return millis.get();
+    return base.millis() + offsetMillis.get();
   }
 
   @Override

@@ -32,7 +32,7 @@ class ServeCommandTest {
     assertThat(ServeCommand.run(new String[] {"--bogus"}, out, errStream,
         new CountDownLatch(0))).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("usage: serve")
-        .contains("dataDir is required").contains("unknown option --bogus");
+        .contains("dataDir is required").contains("unknown argument: --bogus");
   }
 
   @Test

@@ -3,9 +3,9 @@ package dev.ddpkit.chat.server;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ddpkit.ddp.testing.LiveThreads;
 import java.util.List;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,12 +45,6 @@ class ThreadsTest extends ServerTestSupport {
 
   /** Threads of any chat server, and any Java-WebSocket server thread we failed to rename. */
   private static List<String> serverThreads() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(Thread::isAlive)
-        .map(Thread::getName)
-        .filter(n -> n.startsWith("chat-server-") || n.startsWith("WebSocketSelector")
-            || n.startsWith("WebSocketWorker"))
-        .sorted()
-        .collect(Collectors.toList());
+    return LiveThreads.startingWith("chat-server-", "WebSocketSelector", "WebSocketWorker");
   }
 }

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import dev.ddpkit.ddp.faults.FaultProxy.Mode;
+import dev.ddpkit.ddp.testing.LiveThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -415,10 +416,7 @@ class FaultProxyTest {
   }
 
   private static List<String> proxyThreads() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .map(Thread::getName)
-        .filter(name -> name.startsWith("fault-proxy-"))
-        .toList();
+    return LiveThreads.startingWith("fault-proxy-");
   }
 
   /** Echoes every byte; counts connections, and how each one ended (EOF or reset). */

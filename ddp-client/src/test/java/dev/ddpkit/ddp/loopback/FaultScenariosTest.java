@@ -14,21 +14,15 @@ import dev.ddpkit.ddp.DdpStatus;
 import dev.ddpkit.ddp.Subscription;
 import dev.ddpkit.ddp.faults.FaultProxy;
 import dev.ddpkit.ddp.testserver.ServerSubscription;
+import dev.ddpkit.ddp.testserver.SilentServer;
 import dev.ddpkit.ddp.testserver.TestDdpServer;
 import dev.ddpkit.reconnect.ReconnectStatus;
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import org.java_websocket.WebSocket;
-import org.java_websocket.handshake.ClientHandshake;
-import org.java_websocket.server.WebSocketServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -41,7 +35,6 @@ import org.junit.jupiter.api.Timeout;
 class FaultScenariosTest {
   /** Short, so that several hung attempts fit in a second or two. */
   private static final Duration SHORT_CONNECT_TIMEOUT = Duration.ofMillis(300);
-  private static final AtomicInteger SILENT_IDS = new AtomicInteger();
 
   @Test
   void frameCutInTheMiddleMakesTheClientReconnectAndResync() throws Exception {
@@ -120,15 +113,16 @@ class FaultScenariosTest {
   @Test
   void serverThatUpgradesButNeverSaysConnectedTimesOutAndBackoffGoesOn() throws Exception {
     try (Loopback lb = new Loopback()) {
-      SilentServer silent = lb.closeLater(SilentServer.launch(), SilentServer.NAME_PREFIX);
+      SilentServer silent = SilentServer.launch("lb-silent");
+      lb.closeLater(silent, silent.name());
       Loopback.Client c = lb.client(silent.uri(), b -> b.connectTimeout(SHORT_CONNECT_TIMEOUT));
 
       c.ddp.connect();
 
       eventually().until(() -> c.maxAttempt() >= 3);
-      assertThat(silent.upgraded.get()).as("the WebSocket opened every time")
+      assertThat(silent.upgrades()).as("the WebSocket opened every time")
           .isGreaterThanOrEqualTo(3);
-      assertThat(silent.connectFrames.get()).isGreaterThanOrEqualTo(3);
+      assertThat(silent.connectFrames()).isGreaterThanOrEqualTo(3);
       assertThat(c.ddp.stats().connectTimeouts()).isGreaterThanOrEqualTo(3);
       assertDelaysFollowTheCurve(c.waits());
       assertThat(c.ddp.status().state()).isNotEqualTo(DdpStatus.State.CONNECTED);
@@ -214,62 +208,5 @@ class FaultScenariosTest {
     ObjectNode n = (ObjectNode) TestDdpServer.json("{}");
     n.put("v", value);
     return n;
-  }
-
-  /** A WebSocket server that completes the upgrade and then never says a word. */
-  private static final class SilentServer extends WebSocketServer implements AutoCloseable {
-    static final String NAME_PREFIX = "lb-silent";
-    final String name = NAME_PREFIX + "-" + SILENT_IDS.incrementAndGet();
-    final AtomicInteger upgraded = new AtomicInteger();
-    final AtomicInteger connectFrames = new AtomicInteger();
-    private final CountDownLatch started = new CountDownLatch(1);
-
-    private SilentServer() {
-      super(new InetSocketAddress("127.0.0.1", 0), /* decodercount= */ 1);
-      setReuseAddr(true);
-      setConnectionLostTimeout(0);
-      setDaemon(true);
-    }
-
-    static SilentServer launch() throws InterruptedException {
-      SilentServer s = new SilentServer();
-      s.start(); // WebSocketServer.start: its selector thread
-      assertThat(s.started.await(10, SECONDS)).isTrue();
-      return s;
-    }
-
-    URI uri() {
-      return URI.create("ws://127.0.0.1:" + getPort() + "/websocket");
-    }
-
-    @Override
-    public void onStart() {
-      Thread.currentThread().setName(name + "-selector"); // so the fixture can find it
-      started.countDown();
-    }
-
-    @Override
-    public void onOpen(WebSocket conn, ClientHandshake handshake) {
-      Thread.currentThread().setName(name + "-worker");
-      upgraded.incrementAndGet();
-    }
-
-    @Override
-    public void onMessage(WebSocket conn, String message) {
-      if (message.contains("\"connect\"")) {
-        connectFrames.incrementAndGet();
-      }
-    }
-
-    @Override
-    public void onClose(WebSocket conn, int code, String reason, boolean remote) {}
-
-    @Override
-    public void onError(WebSocket conn, Exception ex) {}
-
-    @Override
-    public void close() throws InterruptedException {
-      stop(5_000);
-    }
   }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.DdpStatus;
 import dev.ddpkit.ddp.faults.FaultProxy;
+import dev.ddpkit.ddp.testing.LiveThreads;
 import dev.ddpkit.ddp.testserver.TestDdpServer;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.ClosePolicy;
@@ -122,22 +123,14 @@ final class Loopback implements AutoCloseable {
         .untilAsserted(() -> assertThat(leftThreads()).as("threads left after close").isEmpty());
   }
 
-  private Set<String> leftThreads() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(Thread::isAlive)
-        .map(Thread::getName)
-        .filter(n -> LIBRARY_CLIENT_THREADS.stream().anyMatch(n::startsWith)
-            || threadOwners.stream().anyMatch(o -> n.equals(o) || n.startsWith(o + "-")))
-        .collect(Collectors.toSet());
+  private List<String> leftThreads() {
+    return LiveThreads.matching(n -> LIBRARY_CLIENT_THREADS.stream().anyMatch(n::startsWith)
+        || threadOwners.stream().anyMatch(o -> n.equals(o) || n.startsWith(o + "-")));
   }
 
   /** Names of the live threads that start with {@code prefix}. */
   static Set<String> threadsNamed(String prefix) {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(Thread::isAlive)
-        .map(Thread::getName)
-        .filter(n -> n.startsWith(prefix))
-        .collect(Collectors.toSet());
+    return Set.copyOf(LiveThreads.startingWith(prefix));
   }
 
   /** A status as the listener saw it, with the {@link System#nanoTime()} it arrived at. */

@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.IntNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.ddpkit.ddp.testing.LiveThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,14 +46,7 @@ class TestDdpServerTest {
   }
 
   private List<String> serverThreads() {
-    String prefix = server.name() + "-";
-    List<String> names = new ArrayList<>();
-    for (Thread t : Thread.getAllStackTraces().keySet()) {
-      if (t.isAlive() && t.getName().startsWith(prefix)) {
-        names.add(t.getName());
-      }
-    }
-    return names;
+    return LiveThreads.startingWith(server.name() + "-");
   }
 
   private RawClient open() {

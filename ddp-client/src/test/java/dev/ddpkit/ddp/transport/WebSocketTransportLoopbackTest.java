@@ -7,11 +7,11 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.testing.LiveThreads;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Set;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.stream.Collectors;
 import org.java_websocket.WebSocket;
 import org.java_websocket.handshake.ClientHandshake;
 import org.java_websocket.server.WebSocketServer;
@@ -116,14 +116,9 @@ class WebSocketTransportLoopbackTest {
     assertThat(clientThreads()).isEmpty();
   }
 
-  private static Set<String> clientThreads() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(Thread::isAlive)
-        .map(Thread::getName)
-        .filter(n -> n.startsWith("WebSocketConnectReadThread")
-            || n.startsWith("WebSocketWriteThread")
-            || n.startsWith("loopback-client") // its loop, and its socket threads named after it
-            || n.startsWith("refused-client"))
-        .collect(Collectors.toSet());
+  private static List<String> clientThreads() {
+    return LiveThreads.startingWith("WebSocketConnectReadThread", "WebSocketWriteThread",
+        "loopback-client", // its loop, and its socket threads named after it
+        "refused-client");
   }
 }

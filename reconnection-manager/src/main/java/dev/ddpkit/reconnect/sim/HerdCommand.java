@@ -1,12 +1,12 @@
 package dev.ddpkit.reconnect.sim;
 
+import dev.ddpkit.reconnect.cli.CommandLine;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -94,100 +94,39 @@ public final class HerdCommand {
     Path svg;
 
     static Options parse(String[] args) {
-      if (args == null) {
-        throw new IllegalArgumentException("no arguments");
-      }
       Options o = new Options();
       HerdConfig.Builder b = HerdConfig.builder();
-      int i = args.length > 0 && "herd".equals(args[0]) ? 1 : 0;
-      for (; i < args.length; i++) {
-        String arg = args[i];
-        String value = null;
-        int eq = arg.indexOf('=');
-        if (arg.startsWith("--") && eq > 0) {
-          value = arg.substring(eq + 1);
-          arg = arg.substring(0, eq);
-        }
-        switch (arg) {
+      CommandLine c = CommandLine.withInlineValues(args).skip("herd");
+      while (c.hasNext()) {
+        switch (c.next()) {
           case "--help", "-h" -> o.help = true;
-          case "--hints" -> b.hints(flag(arg, value));
-          case "--json" -> o.json = flag(arg, value);
-          case "--clients" -> b.clients(intValue(arg, value != null ? value : next(args, ++i, arg)));
-          case "--capacity" ->
-              b.capacity(intValue(arg, value != null ? value : next(args, ++i, arg)));
-          case "--downtime-ms" ->
-              b.downtime(millis(arg, value != null ? value : next(args, ++i, arg), 0));
-          case "--bucket-ms" ->
-              b.bucket(millis(arg, value != null ? value : next(args, ++i, arg), 1));
-          case "--horizon-ms" ->
-              b.horizon(millis(arg, value != null ? value : next(args, ++i, arg), 1));
-          case "--burst" -> b.burst(intValue(arg, value != null ? value : next(args, ++i, arg)));
-          case "--latency-ms" ->
-              b.latency(millis(arg, value != null ? value : next(args, ++i, arg), 0));
-          case "--seed" -> b.seed(longValue(arg, value != null ? value : next(args, ++i, arg)));
-          case "--policy", "--policies" ->
-              o.policies = policies(value != null ? value : next(args, ++i, arg));
+          case "--hints" -> b.hints(c.flag());
+          case "--json" -> o.json = c.flag();
+          case "--clients" -> b.clients(c.intValue(1, Integer.MAX_VALUE));
+          case "--capacity" -> b.capacity(c.intValue(1, Integer.MAX_VALUE));
+          case "--downtime-ms" -> b.downtime(millis(c, 0));
+          case "--bucket-ms" -> b.bucket(millis(c, 1));
+          case "--horizon-ms" -> b.horizon(millis(c, 1));
+          case "--burst" -> b.burst(c.intValue(1, Integer.MAX_VALUE));
+          case "--latency-ms" -> b.latency(millis(c, 0));
+          case "--seed" -> b.seed(c.longValue());
+          case "--policy", "--policies" -> o.policies = HerdPolicy.listFromNames(c.value());
           case "--svg" -> {
-            String file = value != null ? value : next(args, ++i, arg);
+            String file = c.value();
             if (file.isBlank()) {
               throw new IllegalArgumentException("--svg needs a file name");
             }
             o.svg = Path.of(file);
           }
-          default -> throw new IllegalArgumentException("unknown argument '" + args[i] + "'");
+          default -> throw c.unknown();
         }
       }
       o.config = b.build();
       return o;
     }
 
-    private static boolean flag(String name, String value) {
-      if (value != null) {
-        throw new IllegalArgumentException(name + " takes no value");
-      }
-      return true;
-    }
-
-    private static String next(String[] args, int i, String name) {
-      if (i >= args.length) {
-        throw new IllegalArgumentException(name + " needs a value");
-      }
-      return args[i];
-    }
-
-    private static long longValue(String name, String value) {
-      try {
-        return Long.parseLong(value.strip());
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(name + " needs a whole number, got '" + value + "'");
-      }
-    }
-
-    private static int intValue(String name, String value) {
-      long v = longValue(name, value);
-      if (v < 1 || v > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException(name + " must be 1 or more, got " + value);
-      }
-      return (int) v;
-    }
-
-    private static Duration millis(String name, String value, long min) {
-      long v = longValue(name, value);
-      if (v < min) {
-        throw new IllegalArgumentException(name + " must be " + min + " or more, got " + value);
-      }
-      return Duration.ofMillis(v);
-    }
-
-    private static List<HerdPolicy> policies(String value) {
-      List<HerdPolicy> list = new ArrayList<>();
-      for (String name : value.split(",", -1)) {
-        HerdPolicy p = HerdPolicy.fromName(name);
-        if (!list.contains(p)) {
-          list.add(p);
-        }
-      }
-      return List.copyOf(list);
+    private static Duration millis(CommandLine c, long min) {
+      return Duration.ofMillis(c.longValue(min, Long.MAX_VALUE));
     }
   }
 }

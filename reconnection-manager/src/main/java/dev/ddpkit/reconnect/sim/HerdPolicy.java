@@ -2,7 +2,9 @@ package dev.ddpkit.reconnect.sim;
 
 import dev.ddpkit.reconnect.Backoff;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
@@ -61,6 +63,23 @@ public enum HerdPolicy {
     }
     throw new IllegalArgumentException(
         "unknown policy '" + name + "' (known: " + names() + ")");
+  }
+
+  /**
+   * Returns the policies of a comma-separated list of names ({@code fixed,rfc}), in order, each
+   * once.
+   *
+   * @throws IllegalArgumentException naming the known policies if a name is unknown or empty
+   */
+  public static List<HerdPolicy> listFromNames(String names) {
+    List<HerdPolicy> list = new ArrayList<>();
+    for (String name : names.split(",", -1)) {
+      HerdPolicy p = fromName(name);
+      if (!list.contains(p)) {
+        list.add(p);
+      }
+    }
+    return List.copyOf(list);
   }
 
   /** Returns the known names, comma-separated. */

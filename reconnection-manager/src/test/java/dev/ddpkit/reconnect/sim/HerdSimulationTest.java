@@ -2,6 +2,7 @@ package dev.ddpkit.reconnect.sim;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.EnumSet;
@@ -150,5 +151,14 @@ class HerdSimulationTest {
       assertThat(HerdPolicy.fromName(p.cliName().toUpperCase(java.util.Locale.ROOT))).isSameAs(p);
       assertThat(p.description()).isNotBlank();
     }
+  }
+
+  @Test
+  void aListOfNamesParsesInOrderEachOnce() {
+    assertThat(HerdPolicy.listFromNames("rfc, FIXED,rfc"))
+        .containsExactly(HerdPolicy.RFC, HerdPolicy.FIXED);
+    assertThatThrownBy(() -> HerdPolicy.listFromNames("rfc,,fixed"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown policy ''");
   }
 }
