@@ -90,7 +90,10 @@ class ConnectedOnlyOnceCaughtUpTest {
     chat.server().seedDemo();
     Offline o = new Offline();
     o.alice = chat.start(chat.client("alice", new Recorder()).listener(o.recorder()).room("general")
-        .url("ws://127.0.0.1:" + proxy.port() + "/websocket"));
+        .url("ws://127.0.0.1:" + proxy.port() + "/websocket")
+        // No "stable again" status change after the reconnect: it would refresh the status line
+        // and hide a missed update when the revived stream becomes current.
+        .stableAfter(Duration.ofMinutes(1)));
     o.bob = chat.start(chat.client("bob", o.bobRecorder).room("general"));
     eventually().until(() -> o.alice.status().state() == ChatStatus.State.CONNECTED
         && o.bob.status().state() == ChatStatus.State.CONNECTED);
