@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * on a reconnect the order is: {@code connect}, the hooks' calls, the subscriptions, then the calls
  * without a result. During the resynchronisation after a reconnect, call results complete at once
  * but data messages and {@code ready} are held until the revived subscriptions are ready and the
- * re-sent calls {@code updated}.
+ * re-sent calls {@code updated}. Meanwhile the collections show what they held before the loss:
+ * {@link #isResyncing()} and {@link Subscription#isCurrent()} say so.
  */
 public final class DdpClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DdpClient.class);
