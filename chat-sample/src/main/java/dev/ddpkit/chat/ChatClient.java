@@ -39,6 +39,11 @@ import org.slf4j.LoggerFactory;
  * through a bounded outbox with client-chosen ids, and after each reconnect fetches what it missed,
  * so that every message is shown once and in order.
  *
+ * <p>It never shows stale data without saying so: after each login the status is {@link
+ * ChatStatus.State#SYNCING} ("catching up (2 rooms)") until every room's stream is ready and its
+ * history or missed messages are shown, and only then {@link ChatStatus.State#CONNECTED}; {@link
+ * #isCatchingUp} tells the same per room.
+ *
  * <p>Thread-safe. Listener calls come in order, one at a time, never under a lock. Build with
  * {@link #builder()}, then {@link #start()}; {@link #close()} when done.
  */
@@ -146,6 +151,8 @@ public final class ChatClient implements AutoCloseable {
     }
     this.ddp = db.build();
     ddp.onReconnect(client -> onReconnect());
+    // The revived room streams count as caught up only once the DDP resync swapped them in.
+    ddp.addResyncListener(resyncing -> onDdpResync(resyncing));
     ddp.onStreamEvent(STREAM, (collection, id, fields) -> onStreamEvent(fields));
   }
 
@@ -194,6 +201,20 @@ public final class ChatClient implements AutoCloseable {
   public Set<String> joinedRooms() {
     synchronized (lock) {
       return Set.copyOf(joined);
+    }
+  }
+
+  /**
+   * Returns whether a room's timeline may be missing messages: its stream is not (yet, or no
+   * longer) live, for instance while disconnected or rejoining, or its history or what was sent
+   * while offline is still being fetched. {@code false} once the room caught up, and for a room not
+   * followed (never asked for, or left after a refusal). A failed catch-up ends it too (the failure
+   * is reported through {@link ChatListener#onError}).
+   */
+  public boolean isCatchingUp(String rid) {
+    Objects.requireNonNull(rid, "rid");
+    synchronized (lock) {
+      return behindLocked(rid);
     }
   }
 
@@ -364,9 +385,8 @@ public final class ChatClient implements AutoCloseable {
         }
       }
       toSend = outbox.takeQueued();
-      if (lastDdpStatus == null || lastDdpStatus.connected()) {
-        setStatusLocked(ChatStatus.of(ChatStatus.State.CONNECTED));
-      }
+      // SYNCING while rooms are joined and caught up (the calls below), CONNECTED if none is behind.
+      showSyncLocked();
       // Completed in the event order, so a waiter sees the status line first.
       events.add(() -> firstLogin.complete(null));
     }
@@ -485,9 +505,11 @@ public final class ChatClient implements AutoCloseable {
         }
       } else if (cause != null) {
         show = t.abortCatchUp(catchUp);
-        if (cause instanceof DdpMethodException e
-            && !DdpMethodException.INVOCATION_FAILED.equals(e.error())) {
-          problem = what + " of room " + rid + " failed: " + e.getMessage();
+        if (!(cause instanceof DdpMethodException e
+            && DdpMethodException.INVOCATION_FAILED.equals(e.error()))) {
+          // Said, since the room now counts as caught up: what it missed may not all be shown.
+          // (Cut by a lost connection, it is fetched again after the reconnect instead.)
+          problem = what + " of room " + rid + " failed: " + cause.getMessage();
         }
       } else {
         int[] bad = {0};
@@ -503,6 +525,7 @@ public final class ChatClient implements AutoCloseable {
         String p = problem;
         events.add(() -> listener.onError(p));
       }
+      showSyncLocked(); // after the messages: "connected" comes once they are shown
     }
     drain();
   }
@@ -556,7 +579,9 @@ public final class ChatClient implements AutoCloseable {
           r.pending = false;
           r.liveSince = clock.instant();
         }
+        showSyncLocked();
       }
+      drain();
       if (rejoin) {
         fetchMissed(rid, catchUp); // what came while the stream was gone
       } else if (historyLimit > 0) {
@@ -589,6 +614,7 @@ public final class ChatClient implements AutoCloseable {
         rejoins.remove(rid);
         events.add(() -> listener.onError("cannot join room " + rid + ": " + cause.getMessage()));
       }
+      showSyncLocked();
     }
     drain();
     if (retryIn != null) {
@@ -624,6 +650,7 @@ public final class ChatClient implements AutoCloseable {
         rejoins.remove(rid);
         events.add(() -> listener.onError("left room " + rid + ": " + cause.getMessage()));
       }
+      showSyncLocked();
     }
     drain();
     if (retryIn != null) {
@@ -809,10 +836,12 @@ public final class ChatClient implements AutoCloseable {
               new ChatStatus(ChatStatus.State.CONNECTING, s.retryCount(), Duration.ZERO, ""));
           break;
         case CONNECTED:
-          setStatusLocked(
-              loggedIn
-                  ? ChatStatus.of(ChatStatus.State.CONNECTED)
-                  : new ChatStatus(ChatStatus.State.CONNECTING, s.retryCount(), Duration.ZERO, ""));
+          if (loggedIn) {
+            showSyncLocked();
+          } else {
+            setStatusLocked(
+                new ChatStatus(ChatStatus.State.CONNECTING, s.retryCount(), Duration.ZERO, ""));
+          }
           break;
         case WAITING:
         case OFFLINE:
@@ -834,6 +863,50 @@ public final class ChatClient implements AutoCloseable {
     if (stopDdp) {
       closeDdpElsewhere();
     }
+  }
+
+  /** The DDP resync after a reconnect ended: the revived room streams are live again. */
+  private void onDdpResync(boolean resyncing) {
+    if (resyncing) {
+      return; // the connection was lost: the DDP status brings WAITING
+    }
+    synchronized (lock) {
+      showSyncLocked();
+    }
+    drain();
+  }
+
+  /**
+   * Once logged in and connected, shows {@code SYNCING} while any room is behind, else {@code
+   * CONNECTED}; otherwise leaves the status alone. Queued after the events queued so far, so the
+   * messages a catch-up fetched are shown before "connected".
+   */
+  private void showSyncLocked() {
+    if (closed || !loggedIn || (lastDdpStatus != null && !lastDdpStatus.connected())) {
+      return;
+    }
+    int behind = 0;
+    for (String rid : timelines.keySet()) {
+      if (behindLocked(rid)) {
+        behind++;
+      }
+    }
+    setStatusLocked(behind == 0 ? ChatStatus.of(ChatStatus.State.CONNECTED)
+        : ChatStatus.syncing(behind));
+  }
+
+  /**
+   * Whether a followed room may be missing messages: not joined (a join or rejoin is due or under
+   * way), its stream not current (lost with the connection, until the DDP resync swapped it in
+   * again), or a history or catch-up fetch outstanding.
+   */
+  private boolean behindLocked(String rid) {
+    RoomTimeline t = timelines.get(rid);
+    if (t == null) {
+      return false; // not followed, or left for good (the user was told)
+    }
+    Subscription sub = subscriptions.get(rid);
+    return !joined.contains(rid) || sub == null || !sub.isCurrent() || t.catchingUp();
   }
 
   private Duration retryIn(DdpStatus s) {

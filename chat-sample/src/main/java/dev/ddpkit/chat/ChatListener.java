@@ -15,7 +15,11 @@ public interface ChatListener {
   /** The server acknowledged a message this client sent. */
   default void onSent(String rid, String id) {}
 
-  /** The connection status changed. */
+  /**
+   * The status changed. After each login it is {@link ChatStatus.State#SYNCING} while a room
+   * catches up, then {@link ChatStatus.State#CONNECTED}, which comes after the messages the
+   * catch-ups fetched (and after the error saying a catch-up failed, if one did).
+   */
   default void onStatus(ChatStatus status) {}
 
   /** Something the user should know went wrong (a room refused, a message rejected). */

@@ -6,18 +6,32 @@ import java.util.Objects;
 /**
  * What the status line shows. Immutable.
  *
+ * <p>After every login (the first and one per reconnect) the client is {@link State#SYNCING} until
+ * each room it follows has its stream ready and its history or missed messages shown, and only
+ * then {@link State#CONNECTED}: "connected" never stands over a timeline with a gap in it.
+ *
  * @param state the state
  * @param attempt the reconnection attempt (0 for the first connection)
  * @param retryIn how long until the next attempt, in {@link State#WAITING}; zero otherwise
  * @param reason why the client is not connected ("closed 1006", "token refused"), or empty
+ * @param roomsBehind in {@link State#SYNCING}, how many rooms are still catching up (at least
+ *     one); zero in every other state
  */
-public record ChatStatus(State state, int attempt, Duration retryIn, String reason) {
+public record ChatStatus(
+    State state, int attempt, Duration retryIn, String reason, int roomsBehind) {
 
   /** The states a user can see. */
   public enum State {
     /** Dialing, or logged out of the DDP session and logging in. */
     CONNECTING,
-    /** Logged in, rooms joined: messages flow. */
+    /**
+     * Logged in, but some room may be missing messages: its stream is being (re)joined, or its
+     * history or what was sent while offline is being fetched. Messages are shown as they come in;
+     * {@link #CONNECTED} follows once every room caught up. A catch-up that fails is reported
+     * through {@link ChatListener#onError} and no longer holds the room in this state.
+     */
+    SYNCING,
+    /** Logged in, every room joined and caught up: messages flow, nothing is missing. */
     CONNECTED,
     /** Disconnected; the next attempt is scheduled. */
     WAITING,
@@ -27,7 +41,12 @@ public record ChatStatus(State state, int attempt, Duration retryIn, String reas
     STOPPED
   }
 
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @throws IllegalArgumentException if a count or the delay is negative, or if {@code roomsBehind}
+   *     is zero in {@link State#SYNCING} or not zero in another state
+   */
   public ChatStatus {
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(retryIn, "retryIn");
@@ -38,11 +57,26 @@ public record ChatStatus(State state, int attempt, Duration retryIn, String reas
     if (retryIn.isNegative()) {
       throw new IllegalArgumentException("retryIn must not be negative: " + retryIn);
     }
+    if (state == State.SYNCING ? roomsBehind < 1 : roomsBehind != 0) {
+      throw new IllegalArgumentException(
+          "roomsBehind must be positive in SYNCING and zero otherwise: " + roomsBehind + " in "
+              + state);
+    }
   }
 
-  /** A status with no attempt, no delay and no reason. */
+  /** A status with no room behind: any state but {@link State#SYNCING}. */
+  public ChatStatus(State state, int attempt, Duration retryIn, String reason) {
+    this(state, attempt, retryIn, reason, 0);
+  }
+
+  /** A status with no attempt, no delay and no reason: any state but {@link State#SYNCING}. */
   public static ChatStatus of(State state) {
     return new ChatStatus(state, 0, Duration.ZERO, "");
+  }
+
+  /** {@link State#SYNCING} with {@code roomsBehind} rooms (at least one) still catching up. */
+  public static ChatStatus syncing(int roomsBehind) {
+    return new ChatStatus(State.SYNCING, 0, Duration.ZERO, "", roomsBehind);
   }
 
   /** Returns whether the client has stopped for good (signed out or stopped). */
@@ -51,14 +85,16 @@ public record ChatStatus(State state, int attempt, Duration retryIn, String reas
   }
 
   /**
-   * The status line: "connecting", "connected", "reconnecting in 3 s (attempt 4)", "signed out:
-   * token refused", "stopped".
+   * The status line: "connecting", "catching up (2 rooms)", "connected", "reconnecting in 3 s
+   * (attempt 4)", "signed out: token refused", "stopped".
    */
   public String text() {
     String suffix = reason.isEmpty() ? "" : ": " + reason;
     switch (state) {
       case CONNECTING:
         return attempt == 0 ? "connecting" : "connecting (attempt " + attempt + ")";
+      case SYNCING:
+        return "catching up (" + roomsBehind + (roomsBehind == 1 ? " room)" : " rooms)");
       case CONNECTED:
         return "connected";
       case WAITING:

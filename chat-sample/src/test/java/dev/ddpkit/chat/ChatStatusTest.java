@@ -26,6 +26,15 @@ class ChatStatusTest {
   }
 
   @Test
+  void syncingSaysHowManyRoomsAreCatchingUp() {
+    assertThat(ChatStatus.syncing(1).text()).isEqualTo("catching up (1 room)");
+    assertThat(ChatStatus.syncing(2).text()).isEqualTo("catching up (2 rooms)");
+    assertThat(ChatStatus.syncing(2).terminal()).isFalse();
+    assertThat(ChatStatus.syncing(2)).isNotEqualTo(ChatStatus.syncing(1));
+    assertThat(ChatStatus.of(State.CONNECTED).roomsBehind()).isZero();
+  }
+
+  @Test
   void onlySignedOutAndStoppedAreTerminal() {
     assertThat(ChatStatus.of(State.SIGNED_OUT).terminal()).isTrue();
     assertThat(ChatStatus.of(State.STOPPED).terminal()).isTrue();
@@ -39,5 +48,9 @@ class ChatStatusTest {
         .hasMessageContaining("attempt");
     assertThatThrownBy(() -> new ChatStatus(State.WAITING, 1, Duration.ofMillis(-1), ""))
         .hasMessageContaining("retryIn");
+    assertThatThrownBy(() -> ChatStatus.syncing(0)).hasMessageContaining("roomsBehind");
+    assertThatThrownBy(() -> ChatStatus.of(State.SYNCING)).hasMessageContaining("roomsBehind");
+    assertThatThrownBy(() -> new ChatStatus(State.CONNECTED, 0, Duration.ZERO, "", 1))
+        .hasMessageContaining("roomsBehind");
   }
 }

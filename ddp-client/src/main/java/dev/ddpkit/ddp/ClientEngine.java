@@ -95,6 +95,7 @@ final class ClientEngine {
   private final ConcurrentHashMap<String, CopyOnWriteArrayList<StreamListener>> streamListeners =
       new ConcurrentHashMap<>();
   private final CopyOnWriteArrayList<StatusListener> statusListeners = new CopyOnWriteArrayList<>();
+  private final CopyOnWriteArrayList<ResyncListener> resyncListeners = new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<ReconnectHook> hooks = new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<Transport> retired = new CopyOnWriteArrayList<>();
   private final AtomicLong framesIn = new AtomicLong();
@@ -106,6 +107,11 @@ final class ClientEngine {
   private final AtomicLong connectTimeouts = new AtomicLong();
   private volatile String lastProtocolError = "";
   private volatile DdpStatus status;
+  /**
+   * The collections hold data of a lost connection: set when an established connection is lost,
+   * cleared by the swap of the resync after the next reconnect.
+   */
+  private volatile boolean resyncing;
 
   // ---- event loop only ----
   private Phase phase = Phase.IDLE;
@@ -127,6 +133,8 @@ final class ClientEngine {
   private final MethodQueue methods = new MethodQueue();
   private final LinkedHashMap<String, SubscriptionImpl> subs = new LinkedHashMap<>();
   private Resync resync;
+  /** The last value of {@link #resyncing} told to the resync listeners. */
+  private boolean resyncAnnounced;
   private ReconnectStatus lastManager;
   private Instant lastRetryTime;
   private final Cancellable managerListener;
@@ -191,6 +199,15 @@ final class ClientEngine {
   Cancellable addStatusListener(StatusListener l) {
     statusListeners.add(l);
     return () -> statusListeners.remove(l);
+  }
+
+  boolean resyncing() {
+    return resyncing;
+  }
+
+  Cancellable addResyncListener(ResyncListener l) {
+    resyncListeners.add(l);
+    return () -> resyncListeners.remove(l);
   }
 
   Cancellable addHook(ReconnectHook hook) {
@@ -618,6 +635,25 @@ final class ClientEngine {
         s.markReady();
       }
     }
+    resyncing = false;
+    announceResync();
+  }
+
+  /** Tells the resync listeners about {@link #resyncing} if it changed since they were told. */
+  private void announceResync() {
+    boolean now = resyncing;
+    if (now == resyncAnnounced) {
+      return;
+    }
+    resyncAnnounced = now;
+    log.debug("{}: {}", name, now ? "data may be stale until the resync" : "data resynchronised");
+    for (ResyncListener l : resyncListeners) {
+      try {
+        l.onResyncChanged(now);
+      } catch (RuntimeException e) {
+        log.warn("{}: resync listener failed", name, e);
+      }
+    }
   }
 
   // ---- subscriptions ----
@@ -900,6 +936,7 @@ final class ClientEngine {
               "the connection was lost before the result of " + c.method,
               null));
     }
+    announceResync();
     // No refreshStatus() here: the manager's own change (queued by closed()) brings the status,
     // and recomputing now from its previous snapshot would flash a CONNECTING.
   }
@@ -914,8 +951,12 @@ final class ClientEngine {
     heartbeatTimer = null;
     completeProbe(false);
     resync = null; // the store keeps what it showed; the next connection resyncs it
+    if (everConnected && !closed) {
+      resyncing = true; // told by the caller, once its own state is settled
+    }
     for (SubscriptionImpl s : subs.values()) {
       s.sent = false;
+      s.markStale();
     }
     return methods.connectionLost();
   }
@@ -933,6 +974,7 @@ final class ClientEngine {
     if (stopManager) {
       manager.stop();
     }
+    announceResync();
     refreshStatus();
   }
 

@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * on a reconnect the order is: {@code connect}, the hooks' calls, the subscriptions, then the calls
  * without a result. During the resynchronisation after a reconnect, call results complete at once
  * but data messages and {@code ready} are held until the revived subscriptions are ready and the
- * re-sent calls {@code updated}.
+ * re-sent calls {@code updated}. Meanwhile the collections show what they held before the loss:
+ * {@link #isResyncing()} and {@link Subscription#isCurrent()} say so.
  */
 public final class DdpClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DdpClient.class);
@@ -146,6 +147,28 @@ public final class DdpClient implements AutoCloseable {
   /** Adds a status listener; returns a handle that removes it. */
   public Cancellable addStatusListener(StatusListener listener) {
     return engine.addStatusListener(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Returns whether the local collections may be out of date because the connection was lost:
+   * {@code true} from the loss of an established connection (while waiting, reconnecting and
+   * resynchronising) until, after the reconnect, the revived subscriptions are ready, the re-sent
+   * calls updated, and the collections replaced by the server's data in one step. {@code false}
+   * before the first connection and while in sync. If the client fails for good or is closed in
+   * between, it stays {@code true}: what the collections show was never resynchronised. Stream
+   * events ({@link #onStreamEvent}) are never held back and are not covered. Safe to call from any
+   * thread; {@link #addResyncListener} reports the changes.
+   */
+  public boolean isResyncing() {
+    return engine.resyncing();
+  }
+
+  /**
+   * Adds a listener told each time {@link #isResyncing()} changes, on the client's event loop;
+   * returns a handle that removes it.
+   */
+  public Cancellable addResyncListener(ResyncListener listener) {
+    return engine.addResyncListener(Objects.requireNonNull(listener, "listener"));
   }
 
   /** Adds a hook run on every reconnection; returns a handle that removes it. */

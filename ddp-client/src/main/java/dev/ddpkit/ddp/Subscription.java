@@ -32,8 +32,25 @@ public interface Subscription {
    */
   CompletableFuture<Void> ended();
 
-  /** Returns whether the server has answered {@code ready} (and the subscription is not stopped). */
+  /**
+   * Returns whether the server has answered {@code ready} (and the subscription is not stopped). It
+   * stays {@code true} across reconnects, while the data shown may be stale: see {@link
+   * #isCurrent()}.
+   */
   boolean isReady();
+
+  /**
+   * Returns whether the local collections show this subscription's current data: it is ready, not
+   * stopped, and no connection was lost since its last {@code ready} was applied. Unlike {@link
+   * #isReady()}, this turns {@code false} as soon as the connection is lost, and {@code true} again
+   * only when the resynchronisation after the reconnect has replaced the collections with the
+   * server's data (see {@link DdpClient#isResyncing()}). Safe to call from any thread.
+   *
+   * <p>The default, for implementations that predate it, is {@link #isReady()}.
+   */
+  default boolean isCurrent() {
+    return isReady();
+  }
 
   /**
    * Unsubscribes: sends {@code unsub} (now or when connected) and stops re-sending it; {@link

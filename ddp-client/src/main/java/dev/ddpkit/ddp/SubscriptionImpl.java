@@ -13,6 +13,8 @@ final class SubscriptionImpl implements Subscription {
   private final CompletableFuture<Void> ended = new CompletableFuture<>();
   private final Consumer<SubscriptionImpl> stopper;
   private volatile boolean isReady;
+  /** Ready, and no connection lost since (cleared on a loss, set again by the resync's ready). */
+  private volatile boolean current;
   private volatile boolean stopped;
   /** Sent on the current connection (event loop only). */
   boolean sent;
@@ -50,6 +52,11 @@ final class SubscriptionImpl implements Subscription {
   }
 
   @Override
+  public boolean isCurrent() {
+    return current && !stopped;
+  }
+
+  @Override
   public void stop() {
     stopper.accept(this);
   }
@@ -62,8 +69,14 @@ final class SubscriptionImpl implements Subscription {
   void markReady() {
     if (!stopped) {
       isReady = true;
+      current = true;
       ready.complete(null);
     }
+  }
+
+  /** The connection was lost: the data shown for it is what it was until the next resync. */
+  void markStale() {
+    current = false;
   }
 
   /**
@@ -87,6 +100,7 @@ final class SubscriptionImpl implements Subscription {
   public String toString() {
     // No params: they may carry a token.
     return "Subscription{" + name + " id=" + id + (isReady() ? " ready" : "")
+        + (isReady() && !isCurrent() ? " stale" : "")
         + (stopped ? " stopped" : "") + "}";
   }
 }

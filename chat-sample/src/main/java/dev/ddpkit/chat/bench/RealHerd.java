@@ -173,6 +173,10 @@ public final class RealHerd {
               wasConnected = true;
               connected.incrementAndGet();
             }
+          }
+          // Logged in again: catching up (SYNCING) comes first, unless nothing is behind.
+          if (status.state() == ChatStatus.State.SYNCING
+              || status.state() == ChatStatus.State.CONNECTED) {
             rec.loggedIn(client, System.currentTimeMillis());
           }
         }

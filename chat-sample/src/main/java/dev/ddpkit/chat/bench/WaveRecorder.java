@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * What a real reconnect wave looked like, recorded from many threads at once: dials (client side),
  * accepts and 1013 rejections (server side) per millisecond after the drop, the first time each
- * client showed "connected" again, and samples of how many clients the server holds subscribed.
+ * client was logged in again ("catching up" or "connected"), and samples of how many clients the server holds subscribed.
  * Times are milliseconds after the drop; events past the recorded span land in its last slot.
  */
 final class WaveRecorder {
@@ -101,7 +101,10 @@ final class WaveRecorder {
     return rank < 1 || rank > t.length ? OptionalLong.empty() : OptionalLong.of(t[rank - 1]);
   }
 
-  /** Client {@code i} is logged in again (its status is "connected"); only the first counts. */
+  /**
+   * Client {@code i} is logged in again (its status is "catching up" or "connected"); only the
+   * first counts.
+   */
   void loggedIn(int i, long epochMs) {
     if (armed()) {
       loggedInAt.compareAndSet(i, -1, Math.max(0, epochMs - dropEpochMs));

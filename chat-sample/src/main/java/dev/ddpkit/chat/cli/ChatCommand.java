@@ -312,6 +312,9 @@ public final class ChatCommand {
       ObjectNode n = JSON.createObjectNode();
       n.put("event", "status").put("status", s.state().name().toLowerCase(Locale.ROOT).replace('_', '-'));
       n.put("attempt", s.attempt()).put("retryInMs", s.retryIn().toMillis());
+      if (s.state() == ChatStatus.State.SYNCING) {
+        n.put("roomsBehind", s.roomsBehind());
+      }
       if (!s.reason().isEmpty()) {
         n.put("reason", s.reason());
       }

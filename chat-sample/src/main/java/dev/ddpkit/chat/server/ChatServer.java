@@ -452,6 +452,16 @@ public final class ChatServer implements AutoCloseable {
     runningHandler().loseAcknowledgementsWhere(where);
   }
 
+  /**
+   * Test hook: every {@code loadMissedMessages} call from now on is answered only when {@code gate}
+   * completes (then with what is stored at that moment), or refused with the error {@code
+   * error-test-hook} if it fails; {@code null} answers at once again (calls already held still wait
+   * for their gate). Lets a test see a client while it catches up after a reconnect.
+   */
+  public void holdMissedMessages(CompletableFuture<Void> gate) {
+    runningHandler().holdMissedMessages(gate);
+  }
+
   private DdpHandler runningHandler() {
     runningStore();
     return handler;

@@ -81,6 +81,8 @@ final class DdpHandler {
   private final AtomicLong seq = new AtomicLong();
   private final AtomicBoolean loseNext = new AtomicBoolean();
   private volatile Predicate<JsonNode> loseWhere;
+  /** Test hook: {@code loadMissedMessages} answers wait for this, if set. */
+  private volatile CompletableFuture<Void> missedGate;
   private volatile Mode mode = Mode.OPEN;
   private volatile long drainHintMillis;
   private volatile Endpoint endpoint;
@@ -376,7 +378,7 @@ final class DdpHandler {
       case "loadHistory":
         return CompletableFuture.completedFuture(loadHistory(s, p));
       case "loadMissedMessages":
-        return CompletableFuture.completedFuture(loadMissed(s, p));
+        return loadMissedWhenReleased(s, p);
       default:
         throw new MethodError(404, "Method '" + clip(name) + "' not found");
     }
@@ -800,6 +802,33 @@ final class DdpHandler {
 
   void loseAcknowledgementsWhere(Predicate<JsonNode> where) {
     loseWhere = where;
+  }
+
+  void holdMissedMessages(CompletableFuture<Void> gate) {
+    missedGate = gate;
+  }
+
+  /**
+   * {@code loadMissedMessages}, answered once the test hook's gate opens (at once if none): read
+   * then, on the thread that opened it; refused with {@code error-test-hook} if the gate failed.
+   */
+  private CompletableFuture<JsonNode> loadMissedWhenReleased(Session s, ArrayNode p)
+      throws MethodError {
+    CompletableFuture<Void> gate = missedGate;
+    if (gate == null) {
+      return CompletableFuture.completedFuture(loadMissed(s, p));
+    }
+    log.info("{}: holding a loadMissedMessages answer (test hook)", s);
+    return gate.handle((v, e) -> {
+      try {
+        if (e != null) {
+          throw new MethodError("error-test-hook", "catch-up refused by the test hook");
+        }
+        return loadMissed(s, p);
+      } catch (MethodError m) {
+        throw new CompletionException(m);
+      }
+    });
   }
 
   // ------------------------------------------------------------------ heartbeat and closing

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,10 +70,18 @@ class ChatCommandJsonTest {
       List<JsonNode> events = events(stdout);
       assertThat(events.get(0).toString())
           .isEqualTo("{\"event\":\"status\",\"status\":\"connecting\",\"attempt\":0,\"retryInMs\":0}");
-      assertThat(events).anyMatch(e -> e.toString().equals(
-          "{\"event\":\"status\",\"status\":\"connected\",\"attempt\":0,\"retryInMs\":0}"));
+      List<String> lines = events.stream().map(JsonNode::toString).collect(Collectors.toList());
+      int syncing = lines.indexOf("{\"event\":\"status\",\"status\":\"syncing\",\"attempt\":0,"
+          + "\"retryInMs\":0,\"roomsBehind\":1}");
+      int connected = lines.indexOf(
+          "{\"event\":\"status\",\"status\":\"connected\",\"attempt\":0,\"retryInMs\":0}");
       JsonNode history = events.stream()
           .filter(e -> e.path("id").asText().equals(early)).findFirst().orElseThrow();
+      assertThat(syncing).as("catching up is announced after the login").isPositive();
+      assertThat(connected)
+          .as("connected only once the history is shown")
+          .isGreaterThan(events.indexOf(history))
+          .isGreaterThan(syncing);
       assertThat(history.path("rid").asText()).isEqualTo("general");
       assertThat(history.path("user").asText()).isEqualTo("bob");
       assertThat(history.path("text").asText()).isEqualTo("hello from bob");
