@@ -73,6 +73,8 @@ public final class ChatClient implements AutoCloseable {
   private final String name;
 
   private final Object lock = new Object();
+  // Taken before lock, never while holding it: see sendQueued.
+  private final Object sendLock = new Object();
   // Everything below is guarded by lock.
   private final Map<String, RoomTimeline> timelines = new LinkedHashMap<>();
   private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();
@@ -291,15 +293,13 @@ public final class ChatClient implements AutoCloseable {
       throw new IllegalArgumentException("rid must not be empty");
     }
     String id = ids.next();
-    List<Outbox.Entry> toSend;
     synchronized (lock) {
       if (closed || terminal) {
         throw new IllegalStateException("cannot send: client " + status.text());
       }
       outbox.add(new Outbox.Entry(id, rid, text));
-      toSend = loggedIn ? outbox.takeQueued() : List.of();
     }
-    send(toSend);
+    sendQueued();
     return id;
   }
 
@@ -368,7 +368,6 @@ public final class ChatClient implements AutoCloseable {
       return;
     }
     List<String> toJoin = new ArrayList<>();
-    List<Outbox.Entry> toSend;
     Map<String, RoomTimeline.CatchUp> toCatchUp;
     synchronized (lock) {
       if (closed) {
@@ -384,7 +383,6 @@ public final class ChatClient implements AutoCloseable {
           toJoin.add(rid);
         }
       }
-      toSend = outbox.takeQueued();
       // SYNCING while rooms are joined and caught up (the calls below), CONNECTED if none is behind.
       showSyncLocked();
       // Completed in the event order, so a waiter sees the status line first.
@@ -392,7 +390,7 @@ public final class ChatClient implements AutoCloseable {
     }
     drain();
     toJoin.forEach(this::join);
-    send(toSend);
+    sendQueued();
     toCatchUp.forEach(this::fetchMissed);
   }
 
@@ -716,11 +714,31 @@ public final class ChatClient implements AutoCloseable {
 
   // ---- sending ----
 
-  private void send(List<Outbox.Entry> entries) {
-    for (Outbox.Entry e : entries) {
-      Map<String, Object> msg = Map.of("_id", e.id(), "rid", e.rid(), "msg", e.text());
-      call("sendMessage", List.of(msg), CallOptions.DEFAULT)
-          .whenComplete((result, error) -> onSendResult(e, error));
+  /**
+   * Sends what waits in the outbox, oldest first, if logged in. Taking the entries and handing
+   * them to the DDP client is one step under {@code sendLock}: with two steps, a re-send on the
+   * scheduler's thread and a new message on the caller's could each take their entries in order
+   * and still reach the DDP client the other way round, and the newer message would be stored
+   * first. The results are attached after the lock is released, so no listener runs under it.
+   */
+  private void sendQueued() {
+    List<Outbox.Entry> entries;
+    List<CompletableFuture<JsonNode>> results = new ArrayList<>();
+    synchronized (sendLock) {
+      synchronized (lock) {
+        if (closed || !loggedIn) {
+          return; // the next login sends them
+        }
+        entries = outbox.takeQueued();
+      }
+      for (Outbox.Entry e : entries) {
+        Map<String, Object> msg = Map.of("_id", e.id(), "rid", e.rid(), "msg", e.text());
+        results.add(call("sendMessage", List.of(msg), CallOptions.DEFAULT));
+      }
+    }
+    for (int i = 0; i < entries.size(); i++) {
+      Outbox.Entry e = entries.get(i);
+      results.get(i).whenComplete((result, error) -> onSendResult(e, error));
     }
   }
 
@@ -799,15 +817,10 @@ public final class ChatClient implements AutoCloseable {
   }
 
   private void resendQueued() {
-    List<Outbox.Entry> toSend;
     synchronized (lock) {
       resendScheduled = false;
-      if (closed || !loggedIn) {
-        return; // the next login sends them
-      }
-      toSend = outbox.takeQueued();
     }
-    send(toSend);
+    sendQueued();
   }
 
   private CompletableFuture<JsonNode> call(String method, List<?> params, CallOptions options) {
