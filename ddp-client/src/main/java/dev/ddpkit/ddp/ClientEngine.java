@@ -823,7 +823,7 @@ final class ClientEngine {
       result.complete(true);
       return;
     }
-    if (since > heartbeatTimeout.toNanos()) {
+    if (silenceTheHeartbeatWouldHaveCaught(since)) {
       heartbeatTimeouts.incrementAndGet();
       log.info("{}: health check: nothing heard for {} ms, redialing", name, since / 1_000_000);
       drop(1000, "health check", 1006, "health check: no traffic");
@@ -852,6 +852,21 @@ final class ClientEngine {
                 completeProbe(false);
               }
             });
+  }
+
+  /**
+   * Whether {@code silenceNanos} without a frame is longer than the heartbeat lets a live socket
+   * be: an idle interval before its ping plus the timeout for the answer. Only then is the socket
+   * known dead without asking (its timers were held, say, while the app was in the background);
+   * a quiet room silent for less has simply not been pinged yet. This also covers a heartbeat
+   * ping outstanding past its timeout: it went out at least an interval after the last frame.
+   * With the heartbeat off nothing bounds a live silence, so a ping decides.
+   */
+  private boolean silenceTheHeartbeatWouldHaveCaught(long silenceNanos) {
+    if (heartbeatInterval.isZero()) {
+      return false;
+    }
+    return silenceNanos > heartbeatInterval.toNanos() + heartbeatTimeout.toNanos();
   }
 
   private void completeProbe(boolean alive) {

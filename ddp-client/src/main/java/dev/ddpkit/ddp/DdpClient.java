@@ -235,9 +235,12 @@ public final class DdpClient implements AutoCloseable {
 
   /**
    * For an app returning to the foreground: traffic seen in the last 2 s, nothing to do; nothing
-   * for longer than the heartbeat timeout, redial at once; in between, a ping with a short timeout
-   * (2 s) decides. The future completes with whether the connection was found alive (not
-   * connected: {@code false}, and a waiting client dials at once).
+   * for longer than the heartbeat would have allowed (its interval plus its timeout: 40 s by
+   * default), redial at once, since the socket is dead and its timers were held; in between, a
+   * ping with a short timeout (2 s) decides, so a quiet room that is merely idle keeps its
+   * connection. With the heartbeat off a ping always decides. The future completes with whether
+   * the connection was found alive (not connected: {@code false}, and a waiting client dials at
+   * once).
    */
   public CompletableFuture<Boolean> checkHealth() {
     CompletableFuture<Boolean> f = new CompletableFuture<>();
