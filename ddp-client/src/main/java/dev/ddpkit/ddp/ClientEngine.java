@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -428,11 +429,13 @@ final class ClientEngine {
     } else if (m instanceof DdpMessage.Ready r) {
       onReady(r.subs());
     } else if (m instanceof DdpMessage.NoSub n) {
-      onNoSub(n.id(), n.error());
+      onNoSub(n.id(), s -> nosubCause(s, n.error()));
     } else if (m instanceof DdpMessage.Result r) {
       onResult(r);
     } else if (m instanceof DdpMessage.Updated u) {
       onUpdated(u.methods());
+    } else if (m instanceof DdpMessage.Malformed bad) {
+      onMalformedReply(bad);
     } else {
       countProtocolError("unexpected '" + kind(m) + "' after 'connected'");
     }
@@ -677,20 +680,23 @@ final class ClientEngine {
     maybeFinishResync();
   }
 
-  private void onNoSub(String id, MethodError error) {
+  private void onNoSub(String id, Function<SubscriptionImpl, DdpException> cause) {
     SubscriptionImpl s = subs.remove(id);
     if (resync != null) {
       resync.subs.remove(id);
     }
     if (s != null) {
-      DdpException ex =
-          error != null
-              ? new DdpMethodException(error.error(), error.reason(), error.details())
-              : new DdpException("subscription " + s.name() + " was stopped by the server");
-      log.debug("{}: <- nosub {} id={}{}", name, s.name(), id, error != null ? " with an error" : "");
+      DdpException ex = cause.apply(s);
+      log.debug("{}: <- nosub {} id={} ({})", name, s.name(), id, ex.getClass().getSimpleName());
       s.markStopped(ex);
     }
     maybeFinishResync();
+  }
+
+  private static DdpException nosubCause(SubscriptionImpl s, MethodError error) {
+    return error != null
+        ? new DdpMethodException(error.error(), error.reason(), error.details())
+        : new DdpException("subscription " + s.name() + " was stopped by the server");
   }
 
   // ---- calls ----
@@ -744,6 +750,32 @@ final class ClientEngine {
     } else {
       log.debug("{}: <- result id={}", name, c.id);
       c.future.complete(r.result());
+    }
+  }
+
+  /**
+   * A reply for readable ids with a malformed field: only its targets fail, the connection stays.
+   * Dropping it would re-send the call or subscription and bring the same reply back, forever.
+   */
+  private void onMalformedReply(DdpMessage.Malformed bad) {
+    countProtocolError(bad.problem());
+    switch (bad.msg()) {
+      case "result" -> {
+        PendingCall c = methods.takeSent(bad.ids().get(0));
+        if (c == null) {
+          return; // counted above; the id is unknown anyway
+        }
+        sendCalls(); // the next block, if this result ended the first one
+        c.future.completeExceptionally(new DdpException(
+            "protocol error in the result of " + c.method + ": " + bad.problem()));
+      }
+      case "nosub" ->
+          onNoSub(bad.ids().get(0), s -> new DdpException(
+              "protocol error in the nosub ending subscription " + s.name() + ": "
+                  + bad.problem()));
+      case "ready" -> onReady(bad.ids());
+      case "updated" -> onUpdated(bad.ids());
+      default -> throw new AssertionError("Unexpected malformed reply: " + bad.msg());
     }
   }
 

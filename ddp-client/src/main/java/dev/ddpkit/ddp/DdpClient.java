@@ -162,7 +162,8 @@ public final class DdpClient implements AutoCloseable {
   /**
    * Calls a method. The future completes with the result ({@code NullNode} if none), or
    * exceptionally with a {@link DdpMethodException} (server error, {@code invocation-failed}) or a
-   * {@link DdpException} (queue full, client closed).
+   * {@link DdpException} (queue full, client closed, or a protocol error: a {@code result} for
+   * this call whose {@code error} is malformed fails only this call, and the connection stays).
    */
   public CompletableFuture<JsonNode> call(String method, List<?> params, CallOptions options) {
     checkName("method", method);
