@@ -59,6 +59,7 @@ public final class DdpClient implements AutoCloseable {
 
   private final String name;
   private final ObjectMapper mapper;
+  private final EjsonParams params;
   private final ReconnectionManager manager;
   private final EventLoop loop;
   private final ClientEngine engine;
@@ -69,6 +70,7 @@ public final class DdpClient implements AutoCloseable {
   private DdpClient(Builder b) {
     this.name = b.name != null ? b.name : "ddp-client-" + COUNTER.incrementAndGet();
     this.mapper = b.mapper;
+    this.params = new EjsonParams(b.mapper);
     this.manager =
         b.manager != null
             ? b.manager
@@ -153,7 +155,10 @@ public final class DdpClient implements AutoCloseable {
     return engine.addHook(Objects.requireNonNull(hook, "hook"));
   }
 
-  /** Calls a method with {@link CallOptions#DEFAULT}; params are Jackson-serialisable values. */
+  /**
+   * Calls a method with {@link CallOptions#DEFAULT}. Params are sent as EJSON, see {@link
+   * #call(String, List, CallOptions)}.
+   */
   public CompletableFuture<JsonNode> call(String method, Object... params) {
     Objects.requireNonNull(params, "params");
     return call(method, Arrays.asList(params), CallOptions.DEFAULT);
@@ -164,6 +169,16 @@ public final class DdpClient implements AutoCloseable {
    * exceptionally with a {@link DdpMethodException} (server error, {@code invocation-failed}) or a
    * {@link DdpException} (queue full, client closed, or a protocol error: a {@code result} for
    * this call whose {@code error} is malformed fails only this call, and the connection stays).
+   *
+   * <p>Params are sent as EJSON: {@code byte[]} as {@code {"$binary": base64}}, {@link
+   * java.time.Instant} and {@link java.util.Date} as {@code {"$date": millis}}, NaN and infinite
+   * numbers as {@code {"$InfNaN": 0|1|-1}}, and a map whose keys look like an EJSON type (say
+   * {@code "$date"}) wrapped in {@code {"$escape": ...}}; maps, collections and arrays are walked,
+   * a {@link JsonNode} is sent as is, and any other object (a record, a bean) is serialised by the
+   * {@linkplain Builder#objectMapper mapper}, with these EJSON forms for the values in it.
+   *
+   * @throws IllegalArgumentException if a param cannot be encoded (a map key that is not a string,
+   *     a cycle, a date outside JavaScript's range, or what the mapper rejects)
    */
   public CompletableFuture<JsonNode> call(String method, List<?> params, CallOptions options) {
     checkName("method", method);
@@ -182,13 +197,17 @@ public final class DdpClient implements AutoCloseable {
     return c.future;
   }
 
-  /** Subscribes to a publication; params are Jackson-serialisable values. */
+  /** Subscribes to a publication; params are sent as EJSON, as for {@link #call}. */
   public Subscription subscribe(String name, Object... params) {
     Objects.requireNonNull(params, "params");
     return subscribe(name, Arrays.asList(params));
   }
 
-  /** Subscribes to a publication. */
+  /**
+   * Subscribes to a publication; params are sent as EJSON, as for {@link #call}.
+   *
+   * @throws IllegalArgumentException if a param cannot be encoded
+   */
   public Subscription subscribe(String name, List<?> params) {
     checkName("name", name);
     Objects.requireNonNull(params, "params");
@@ -288,12 +307,8 @@ public final class DdpClient implements AutoCloseable {
     return "DdpClient{" + engine.describe() + "}";
   }
 
-  private ArrayNode toParams(List<?> params) {
-    JsonNode node = mapper.valueToTree(new ArrayList<>(params));
-    if (!(node instanceof ArrayNode a)) {
-      throw new IllegalArgumentException("params must serialise to a JSON array");
-    }
-    return a;
+  private ArrayNode toParams(List<?> values) {
+    return params.encode(values);
   }
 
   private String randomId() {
