@@ -477,7 +477,7 @@ public final class ChatClient implements AutoCloseable {
     // noRetry: after another reconnect the hook asks again from the then newest message.
     call(
             "loadMissedMessages",
-            List.of(rid, Map.of("$date", since.toEpochMilli())),
+            List.of(rid, since), // EJSON on the wire: {"$date": millis}
             CallOptions.DEFAULT.withNoRetry(true))
         .whenComplete((result, error) -> onCatchUpResult(rid, catchUp, result, error, "catch-up"));
   }

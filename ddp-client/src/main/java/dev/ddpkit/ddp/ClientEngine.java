@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -445,11 +446,13 @@ final class ClientEngine {
     } else if (m instanceof DdpMessage.Ready r) {
       onReady(r.subs());
     } else if (m instanceof DdpMessage.NoSub n) {
-      onNoSub(n.id(), n.error());
+      onNoSub(n.id(), s -> nosubCause(s, n.error()));
     } else if (m instanceof DdpMessage.Result r) {
       onResult(r);
     } else if (m instanceof DdpMessage.Updated u) {
       onUpdated(u.methods());
+    } else if (m instanceof DdpMessage.Malformed bad) {
+      onMalformedReply(bad);
     } else {
       countProtocolError("unexpected '" + kind(m) + "' after 'connected'");
     }
@@ -713,20 +716,23 @@ final class ClientEngine {
     maybeFinishResync();
   }
 
-  private void onNoSub(String id, MethodError error) {
+  private void onNoSub(String id, Function<SubscriptionImpl, DdpException> cause) {
     SubscriptionImpl s = subs.remove(id);
     if (resync != null) {
       resync.subs.remove(id);
     }
     if (s != null) {
-      DdpException ex =
-          error != null
-              ? new DdpMethodException(error.error(), error.reason(), error.details())
-              : new DdpException("subscription " + s.name() + " was stopped by the server");
-      log.debug("{}: <- nosub {} id={}{}", name, s.name(), id, error != null ? " with an error" : "");
+      DdpException ex = cause.apply(s);
+      log.debug("{}: <- nosub {} id={} ({})", name, s.name(), id, ex.getClass().getSimpleName());
       s.markStopped(ex);
     }
     maybeFinishResync();
+  }
+
+  private static DdpException nosubCause(SubscriptionImpl s, MethodError error) {
+    return error != null
+        ? new DdpMethodException(error.error(), error.reason(), error.details())
+        : new DdpException("subscription " + s.name() + " was stopped by the server");
   }
 
   // ---- calls ----
@@ -780,6 +786,32 @@ final class ClientEngine {
     } else {
       log.debug("{}: <- result id={}", name, c.id);
       c.future.complete(r.result());
+    }
+  }
+
+  /**
+   * A reply for readable ids with a malformed field: only its targets fail, the connection stays.
+   * Dropping it would re-send the call or subscription and bring the same reply back, forever.
+   */
+  private void onMalformedReply(DdpMessage.Malformed bad) {
+    countProtocolError(bad.problem());
+    switch (bad.msg()) {
+      case "result" -> {
+        PendingCall c = methods.takeSent(bad.ids().get(0));
+        if (c == null) {
+          return; // counted above; the id is unknown anyway
+        }
+        sendCalls(); // the next block, if this result ended the first one
+        c.future.completeExceptionally(new DdpException(
+            "protocol error in the result of " + c.method + ": " + bad.problem()));
+      }
+      case "nosub" ->
+          onNoSub(bad.ids().get(0), s -> new DdpException(
+              "protocol error in the nosub ending subscription " + s.name() + ": "
+                  + bad.problem()));
+      case "ready" -> onReady(bad.ids());
+      case "updated" -> onUpdated(bad.ids());
+      default -> throw new AssertionError("Unexpected malformed reply: " + bad.msg());
     }
   }
 
@@ -859,7 +891,7 @@ final class ClientEngine {
       result.complete(true);
       return;
     }
-    if (since > heartbeatTimeout.toNanos()) {
+    if (silenceTheHeartbeatWouldHaveCaught(since)) {
       heartbeatTimeouts.incrementAndGet();
       log.info("{}: health check: nothing heard for {} ms, redialing", name, since / 1_000_000);
       drop(1000, "health check", 1006, "health check: no traffic");
@@ -888,6 +920,21 @@ final class ClientEngine {
                 completeProbe(false);
               }
             });
+  }
+
+  /**
+   * Whether {@code silenceNanos} without a frame is longer than the heartbeat lets a live socket
+   * be: an idle interval before its ping plus the timeout for the answer. Only then is the socket
+   * known dead without asking (its timers were held, say, while the app was in the background);
+   * a quiet room silent for less has simply not been pinged yet. This also covers a heartbeat
+   * ping outstanding past its timeout: it went out at least an interval after the last frame.
+   * With the heartbeat off nothing bounds a live silence, so a ping decides.
+   */
+  private boolean silenceTheHeartbeatWouldHaveCaught(long silenceNanos) {
+    if (heartbeatInterval.isZero()) {
+      return false;
+    }
+    return silenceNanos > heartbeatInterval.toNanos() + heartbeatTimeout.toNanos();
   }
 
   private void completeProbe(boolean alive) {

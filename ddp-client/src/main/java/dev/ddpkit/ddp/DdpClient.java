@@ -60,6 +60,7 @@ public final class DdpClient implements AutoCloseable {
 
   private final String name;
   private final ObjectMapper mapper;
+  private final EjsonParams params;
   private final ReconnectionManager manager;
   private final EventLoop loop;
   private final ClientEngine engine;
@@ -70,6 +71,7 @@ public final class DdpClient implements AutoCloseable {
   private DdpClient(Builder b) {
     this.name = b.name != null ? b.name : "ddp-client-" + COUNTER.incrementAndGet();
     this.mapper = b.mapper;
+    this.params = new EjsonParams(b.mapper);
     this.manager =
         b.manager != null
             ? b.manager
@@ -176,7 +178,10 @@ public final class DdpClient implements AutoCloseable {
     return engine.addHook(Objects.requireNonNull(hook, "hook"));
   }
 
-  /** Calls a method with {@link CallOptions#DEFAULT}; params are Jackson-serialisable values. */
+  /**
+   * Calls a method with {@link CallOptions#DEFAULT}. Params are sent as EJSON, see {@link
+   * #call(String, List, CallOptions)}.
+   */
   public CompletableFuture<JsonNode> call(String method, Object... params) {
     Objects.requireNonNull(params, "params");
     return call(method, Arrays.asList(params), CallOptions.DEFAULT);
@@ -185,7 +190,18 @@ public final class DdpClient implements AutoCloseable {
   /**
    * Calls a method. The future completes with the result ({@code NullNode} if none), or
    * exceptionally with a {@link DdpMethodException} (server error, {@code invocation-failed}) or a
-   * {@link DdpException} (queue full, client closed).
+   * {@link DdpException} (queue full, client closed, or a protocol error: a {@code result} for
+   * this call whose {@code error} is malformed fails only this call, and the connection stays).
+   *
+   * <p>Params are sent as EJSON: {@code byte[]} as {@code {"$binary": base64}}, {@link
+   * java.time.Instant} and {@link java.util.Date} as {@code {"$date": millis}}, NaN and infinite
+   * numbers as {@code {"$InfNaN": 0|1|-1}}, and a map whose keys look like an EJSON type (say
+   * {@code "$date"}) wrapped in {@code {"$escape": ...}}; maps, collections and arrays are walked,
+   * a {@link JsonNode} is sent as is, and any other object (a record, a bean) is serialised by the
+   * {@linkplain Builder#objectMapper mapper}, with these EJSON forms for the values in it.
+   *
+   * @throws IllegalArgumentException if a param cannot be encoded (a map key that is not a string,
+   *     a cycle, a date outside JavaScript's range, or what the mapper rejects)
    */
   public CompletableFuture<JsonNode> call(String method, List<?> params, CallOptions options) {
     checkName("method", method);
@@ -204,13 +220,17 @@ public final class DdpClient implements AutoCloseable {
     return c.future;
   }
 
-  /** Subscribes to a publication; params are Jackson-serialisable values. */
+  /** Subscribes to a publication; params are sent as EJSON, as for {@link #call}. */
   public Subscription subscribe(String name, Object... params) {
     Objects.requireNonNull(params, "params");
     return subscribe(name, Arrays.asList(params));
   }
 
-  /** Subscribes to a publication. */
+  /**
+   * Subscribes to a publication; params are sent as EJSON, as for {@link #call}.
+   *
+   * @throws IllegalArgumentException if a param cannot be encoded
+   */
   public Subscription subscribe(String name, List<?> params) {
     checkName("name", name);
     Objects.requireNonNull(params, "params");
@@ -258,9 +278,12 @@ public final class DdpClient implements AutoCloseable {
 
   /**
    * For an app returning to the foreground: traffic seen in the last 2 s, nothing to do; nothing
-   * for longer than the heartbeat timeout, redial at once; in between, a ping with a short timeout
-   * (2 s) decides. The future completes with whether the connection was found alive (not
-   * connected: {@code false}, and a waiting client dials at once).
+   * for longer than the heartbeat would have allowed (its interval plus its timeout: 40 s by
+   * default), redial at once, since the socket is dead and its timers were held; in between, a
+   * ping with a short timeout (2 s) decides, so a quiet room that is merely idle keeps its
+   * connection. With the heartbeat off a ping always decides. The future completes with whether
+   * the connection was found alive (not connected: {@code false}, and a waiting client dials at
+   * once).
    */
   public CompletableFuture<Boolean> checkHealth() {
     CompletableFuture<Boolean> f = new CompletableFuture<>();
@@ -307,12 +330,8 @@ public final class DdpClient implements AutoCloseable {
     return "DdpClient{" + engine.describe() + "}";
   }
 
-  private ArrayNode toParams(List<?> params) {
-    JsonNode node = mapper.valueToTree(new ArrayList<>(params));
-    if (!(node instanceof ArrayNode a)) {
-      throw new IllegalArgumentException("params must serialise to a JSON array");
-    }
-    return a;
+  private ArrayNode toParams(List<?> values) {
+    return params.encode(values);
   }
 
   private String randomId() {

@@ -26,7 +26,8 @@ public interface Subscription {
    * DdpMethodException} when the server refuses the subscription or ends it with an error ({@code
    * nosub} with an error, including when a subscription revived after a reconnect is refused), and
    * with a {@link DdpException} when the server ends it without an error ({@code nosub} after
-   * {@code ready}), when the client is closed, or when it fails for good. Unlike {@link #ready()},
+   * {@code ready}) or with a malformed error (a protocol error: only this subscription ends, the
+   * connection stays), when the client is closed, or when it fails for good. Unlike {@link #ready()},
    * which only covers the first {@code ready}, this is how an application learns that a live
    * subscription is gone. Completed on the client's event loop: dependent actions must not block.
    */

@@ -29,11 +29,11 @@ class BadFramesTest {
         "{\"no\":\"msg\"}",
         "{\"msg\":\"result\",\"id\":1,\"result\":2}",
         "{\"msg\":\"ready\",\"subs\":\"abc\"}",
-        "{\"msg\":\"ready\",\"subs\":[1]}",
         "{\"msg\":\"added\",\"collection\":\"c\",\"id\":\"1\",\"fields\":\"x\"}",
         "{\"msg\":\"changed\",\"collection\":\"c\",\"id\":\"1\",\"cleared\":\"x\"}",
-        "{\"msg\":\"result\",\"id\":\"1\",\"error\":\"boom\"}",
         "{\"msg\":\"nosub\",\"id\":{}}",
+        "{\"msg\":\"nosub\",\"error\":\"boom\"}",
+        "{\"msg\":\"updated\",\"methods\":{}}",
         "{\"msg\":\"ping\"} trailing"
       })
   void invalidFrameIsAProtocolErrorThatDropsAndRedialsAndNoFutureHangs(String frame) {

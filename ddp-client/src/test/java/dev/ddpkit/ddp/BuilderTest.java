@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
+import dev.ddpkit.ddp.memory.ServerEnd;
+import dev.ddpkit.reconnect.Backoff;
+import dev.ddpkit.reconnect.CloseAction;
 import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.VirtualScheduler;
 import java.time.Duration;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
@@ -82,5 +86,80 @@ class BuilderTest {
           .doesNotContain("abc123");
       assertThat(c.name()).startsWith("ddp-client-");
     }
+  }
+
+  @Test
+  void defaultReconnectionIsTheRfcCurveWithTheDdpCloseProfileAndNoLegacyReopen() {
+    try (DdpClient c = inMemory(DdpClient.builder(), new VirtualScheduler())) {
+      ReconnectionManager m = c.reconnectionManager();
+
+      assertThat(m.backoff()).as("RFC curve, not reopen's fixed interval").isSameAs(Backoff.rfc());
+      assertThat(m.backoff().delay(1, 0.0)).isEqualTo(Duration.ofSeconds(1));
+      assertThat(m.backoff().delay(7, 0.0)).isEqualTo(Duration.ofSeconds(60));
+      assertThat(m.closePolicy()).hasToString("ClosePolicy{ddp}");
+      assertThat(m.closePolicy().actionFor(1000)).as("a server-sent 1000 retries")
+          .isEqualTo(CloseAction.RETRY);
+      assertThat(m.closePolicy().actionFor(4000)).isEqualTo(CloseAction.RETRY);
+    }
+  }
+
+  @Test
+  void legacyReopenIsAFixedIntervalWithTheDdpCloseProfile() {
+    try (DdpClient c =
+        inMemory(DdpClient.builder().reopen(Duration.ofSeconds(5)), new VirtualScheduler())) {
+      ReconnectionManager m = c.reconnectionManager();
+
+      assertThat(m.backoff().delay(1, 0.0)).isEqualTo(Duration.ofSeconds(5));
+      assertThat(m.backoff().delay(7, 0.99)).isEqualTo(Duration.ofSeconds(5));
+      assertThat(m.closePolicy()).hasToString("ClosePolicy{ddp}");
+    }
+  }
+
+  @Test
+  void defaultReconnectionResetsTheAttemptCounterOnlyAfterTenStableSeconds() {
+    VirtualScheduler time = new VirtualScheduler();
+    InMemoryTransportFactory net = new InMemoryTransportFactory();
+    try (DdpClient c =
+        DdpClient.builder()
+            .url(Harness.URL)
+            .transportFactory(net)
+            .executor(Runnable::run)
+            .scheduler(time)
+            .heartbeatInterval(Duration.ZERO)
+            .build()) {
+      ReconnectionManager m = c.reconnectionManager();
+      c.connect();
+      ServerEnd s = handshake(net, "s1");
+
+      s.closeFromServer(1006, "");
+      assertThat(m.status().attempt()).isEqualTo(1);
+      time.advance(Duration.ofMillis(1500)); // attempt 1 of the RFC curve: 1.0-1.5 s
+      s = handshake(net, "s2");
+      time.advance(Duration.ofMillis(9_999));
+      s.closeFromServer(1006, "");
+      assertThat(m.status().attempt()).as("up 9.999 s: not stable yet").isEqualTo(2);
+
+      time.advance(Duration.ofSeconds(3)); // attempt 2: 2-3 s
+      s = handshake(net, "s3");
+      time.advance(Duration.ofSeconds(10));
+      s.closeFromServer(1006, "");
+      assertThat(m.status().attempt()).as("up 10 s: counter reset").isEqualTo(1);
+    }
+  }
+
+  private static DdpClient inMemory(DdpClient.Builder b, VirtualScheduler time) {
+    return b.url(Harness.URL)
+        .transportFactory(new InMemoryTransportFactory())
+        .executor(Runnable::run)
+        .scheduler(time)
+        .build();
+  }
+
+  /** The latest dial opens and the server accepts it. */
+  private static ServerEnd handshake(InMemoryTransportFactory net, String session) {
+    ServerEnd end = net.last().open();
+    end.drain();
+    end.send("{'msg':'connected','session':'" + session + "'}");
+    return end;
   }
 }

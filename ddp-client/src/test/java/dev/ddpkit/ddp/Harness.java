@@ -23,6 +23,8 @@ final class Harness implements AutoCloseable {
   static final String CONNECT = "{'msg':'connect','version':'1','support':['1','pre2','pre1']}";
 
   final VirtualScheduler time = new VirtualScheduler();
+  /** The client's clock: {@link #time}, unless a test holds its timers while the clock runs. */
+  final HeldTimersClock clock = new HeldTimersClock(time);
   final InMemoryTransportFactory net = new InMemoryTransportFactory();
   final List<DdpStatus> statuses = new CopyOnWriteArrayList<>();
   final ReconnectionManager manager;
@@ -48,7 +50,7 @@ final class Harness implements AutoCloseable {
             .url(URL)
             .name("test-client")
             .reconnection(manager)
-            .scheduler(time)
+            .scheduler(clock)
             .transportFactory(net)
             .executor(Runnable::run)
             .clock(Clock.fixed(T0, ZoneOffset.UTC))

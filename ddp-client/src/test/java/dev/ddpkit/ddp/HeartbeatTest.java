@@ -137,16 +137,73 @@ class HeartbeatTest {
     }
   }
 
+  /**
+   * Regression: with the defaults (25 s interval, 15 s timeout) a room silent for 20 s has not
+   * even been pinged yet; the health check used to redial it because 20 s exceeds the timeout.
+   */
   @Test
-  void checkHealthAfterLongSilenceRedialsAtOnceWithoutPinging() {
-    try (Harness h = new Harness(b -> b.heartbeatInterval(Duration.ZERO))) {
+  void quietRoomIdleFor20SecondsSurvivesCheckHealthViaAPing() {
+    try (Harness h = new Harness()) {
       ServerEnd s = h.connect("s1");
       h.time.advance(Duration.ofSeconds(20));
-      s.expectNothing(); // heartbeat off
+      s.expectNothing(); // the heartbeat has not pinged yet
+
+      CompletableFuture<Boolean> alive = h.client.checkHealth();
+
+      s.expect("{'msg':'ping'}");
+      assertThat(alive).isNotDone();
+      assertThat(s.closedByClient()).isFalse();
+      s.send("{'msg':'pong'}");
+      assertThat(alive).isCompletedWithValue(true);
+      assertThat(s.closedByClient()).isFalse();
+      assertThat(h.net.count()).isEqualTo(1);
+      assertThat(h.client.stats().heartbeatTimeouts()).isZero();
+    }
+  }
+
+  @Test
+  void deadSocketSilentBeyondIntervalPlusTimeoutIsRedialedAtOnceWithoutPinging() {
+    try (Harness h = new Harness()) {
+      ServerEnd s = h.connect("s1");
+      h.clock.holdTimersFor(Duration.ofSeconds(41)); // in the background: the clock ran, no timer did
+      s.expectNothing();
+
       assertThat(h.client.checkHealth()).isCompletedWithValue(false);
+
       s.expectNothing();
       assertThat(s.closedByClient()).isTrue();
-      assertThat(h.net.count()).isEqualTo(2);
+      assertThat(h.net.count()).as("dialed at once, no backoff").isEqualTo(2);
+    }
+  }
+
+  @Test
+  void silenceWithinIntervalPlusTimeoutIsProbedEvenIfTimersWereHeld() {
+    try (Harness h = new Harness()) {
+      ServerEnd s = h.connect("s1");
+      h.clock.holdTimersFor(Duration.ofSeconds(39));
+
+      CompletableFuture<Boolean> alive = h.client.checkHealth();
+
+      s.expect("{'msg':'ping'}");
+      s.send("{'msg':'pong'}");
+      assertThat(alive).isCompletedWithValue(true);
+      assertThat(s.closedByClient()).isFalse();
+    }
+  }
+
+  @Test
+  void withTheHeartbeatOffALongSilenceIsProbedNotRedialed() {
+    try (Harness h = new Harness(b -> b.heartbeatInterval(Duration.ZERO))) {
+      ServerEnd s = h.connect("s1");
+      h.time.advance(Duration.ofMinutes(5));
+      s.expectNothing(); // heartbeat off
+
+      CompletableFuture<Boolean> alive = h.client.checkHealth();
+
+      s.expect("{'msg':'ping'}");
+      s.send("{'msg':'pong'}");
+      assertThat(alive).isCompletedWithValue(true);
+      assertThat(s.closedByClient()).isFalse();
     }
   }
 

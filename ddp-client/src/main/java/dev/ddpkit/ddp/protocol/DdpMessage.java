@@ -167,6 +167,26 @@ public sealed interface DdpMessage {
   record ServerError(String reason) implements DdpMessage {}
 
   /**
+   * A reply whose type and target ids could be read but which has a malformed field: a {@code
+   * result} or {@code nosub} with an {@code error} of the wrong shape, or a {@code ready} or {@code
+   * updated} whose id list holds something other than strings. The client fails only these
+   * targets and keeps the connection: redialing would bring the same reply again.
+   *
+   * @param msg the message type ({@code result}, {@code nosub}, {@code ready} or {@code updated})
+   * @param ids the ids that could be read (one for {@code result} and {@code nosub}; possibly
+   *     none for a list)
+   * @param problem what is wrong, naming the field; never quotes the frame
+   */
+  record Malformed(String msg, List<String> ids, String problem) implements DdpMessage {
+    /** Validates the components and copies the list. */
+    public Malformed {
+      Objects.requireNonNull(msg, "msg");
+      ids = List.copyOf(ids);
+      Objects.requireNonNull(problem, "problem");
+    }
+  }
+
+  /**
    * A {@code msg} this client does not know.
    *
    * @param msg the message type

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Parses server frames into {@link DdpMessage}s, checking the type of every field it reads. Unknown
@@ -35,6 +36,10 @@ public final class DdpMessages {
 
   /**
    * Parses one frame.
+   *
+   * <p>A {@code result}, {@code nosub}, {@code ready} or {@code updated} whose ids can be read but
+   * which has another field of the wrong type is not an exception but a {@link
+   * DdpMessage.Malformed}, so that the client fails only its targets.
    *
    * @throws DdpProtocolException if the frame is not JSON, not an object, has no {@code msg} (and
    *     is not the {@code server_id} greeting) or has a field of the wrong type
@@ -74,8 +79,8 @@ public final class DdpMessages {
       case "failed" -> new DdpMessage.Failed(text(o, msg, "version"));
       case "ping" -> new DdpMessage.Ping(optText(o, msg, "id"));
       case "pong" -> new DdpMessage.Pong(optText(o, msg, "id"));
-      case "nosub" -> new DdpMessage.NoSub(text(o, msg, "id"), optError(o, msg));
-      case "ready" -> new DdpMessage.Ready(textList(o, msg, "subs", true));
+      case "nosub" -> noSub(o);
+      case "ready" -> idList(o, msg, "subs", DdpMessage.Ready::new);
       case "added" ->
           new DdpMessage.Added(text(o, msg, "collection"), text(o, msg, "id"), fields(o, msg));
       case "changed" ->
@@ -92,20 +97,58 @@ public final class DdpMessages {
           new DdpMessage.MovedBefore(
               text(o, msg, "collection"), text(o, msg, "id"), optText(o, msg, "before"));
       case "result" -> result(o);
-      case "updated" -> new DdpMessage.Updated(textList(o, msg, "methods", true));
+      case "updated" -> idList(o, msg, "methods", DdpMessage.Updated::new);
       case "error" -> new DdpMessage.ServerError(nullToEmpty(optText(o, msg, "reason")));
       default -> new DdpMessage.Unknown(msg);
     };
   }
 
-  private static DdpMessage.Result result(ObjectNode o) throws DdpProtocolException {
+  // A reply whose id is readable is never a reason to drop the connection: the server would send
+  // it again after the reconnect, forever. Its malformed field fails only its target.
+
+  private static DdpMessage result(ObjectNode o) throws DdpProtocolException {
     String id = text(o, "result", "id");
-    MethodError error = optError(o, "result");
+    MethodError error;
+    try {
+      error = optError(o, "result");
+    } catch (DdpProtocolException e) {
+      return new DdpMessage.Malformed("result", List.of(id), e.getMessage());
+    }
     JsonNode result = o.get("result");
     if (error != null || result == null) {
       result = NullNode.getInstance();
     }
     return new DdpMessage.Result(id, result, error);
+  }
+
+  private static DdpMessage noSub(ObjectNode o) throws DdpProtocolException {
+    String id = text(o, "nosub", "id");
+    try {
+      return new DdpMessage.NoSub(id, optError(o, "nosub"));
+    } catch (DdpProtocolException e) {
+      return new DdpMessage.Malformed("nosub", List.of(id), e.getMessage());
+    }
+  }
+
+  /** A required list of ids; an array with items other than strings keeps the readable ones. */
+  private static DdpMessage idList(
+      ObjectNode o, String msg, String field, Function<List<String>, DdpMessage> make)
+      throws DdpProtocolException {
+    try {
+      return make.apply(textList(o, msg, field, true));
+    } catch (DdpProtocolException e) {
+      JsonNode v = o.get(field);
+      if (v == null || !v.isArray()) {
+        throw e; // no id can be read: nothing to target
+      }
+      List<String> readable = new ArrayList<>(v.size());
+      v.forEach(item -> {
+        if (item.isTextual()) {
+          readable.add(item.textValue());
+        }
+      });
+      return new DdpMessage.Malformed(msg, readable, e.getMessage());
+    }
   }
 
   private static MethodError optError(ObjectNode o, String msg) throws DdpProtocolException {
@@ -120,7 +163,7 @@ public final class DdpMessages {
     String error;
     if (code == null || code.isNull()) {
       // Meteor always sets it; a plain Error from another server may not.
-      String type = optText((ObjectNode) e, msg, "errorType");
+      String type = optText((ObjectNode) e, msg, "errorType", "error.errorType");
       error = type != null ? type : "unknown-error";
     } else if (code.isTextual()) {
       error = code.textValue();
@@ -129,7 +172,7 @@ public final class DdpMessages {
     } else {
       throw wrongType(msg, "error.error", "a string or an integer", code);
     }
-    String reason = optText((ObjectNode) e, msg, "reason");
+    String reason = optText((ObjectNode) e, msg, "reason", "error.reason");
     return new MethodError(error, nullToEmpty(reason), e.get("details"));
   }
 
@@ -157,12 +200,18 @@ public final class DdpMessages {
 
   private static String optText(ObjectNode o, String msg, String field)
       throws DdpProtocolException {
+    return optText(o, msg, field, field);
+  }
+
+  /** {@code path} names the field in an error message ("error.reason" for a nested one). */
+  private static String optText(ObjectNode o, String msg, String field, String path)
+      throws DdpProtocolException {
     JsonNode v = o.get(field);
     if (v == null || v.isNull()) {
       return null;
     }
     if (!v.isTextual()) {
-      throw wrongType(msg, field, "a string", v);
+      throw wrongType(msg, path, "a string", v);
     }
     return v.textValue();
   }

@@ -64,10 +64,29 @@ class DdpMessagesTest {
         .hasMessage("field 'subs' of 'ready' must be an array of strings, got string");
     assertThatThrownBy(() -> parse("{'msg':'added','collection':'c'}"))
         .hasMessage("'added' has no 'id' field");
-    assertThatThrownBy(() -> parse("{'msg':'result','id':'1','error':{'error':true}}"))
-        .hasMessageContaining("error.error");
     assertThatThrownBy(() -> parse("[]")).hasMessage("frame is not a JSON object but array");
     assertThatThrownBy(() -> parse("{}")).hasMessage("frame has no 'msg' field");
+  }
+
+  @Test
+  void replyWithReadableIdsButAMalformedFieldTargetsOnlyThoseIds() throws Exception {
+    assertThat(parse("{'msg':'result','id':'1','error':{'error':true}}"))
+        .isEqualTo(new DdpMessage.Malformed("result", List.of("1"),
+            "field 'error.error' of 'result' must be a string or an integer, got boolean"));
+    assertThat(parse("{'msg':'result','id':'1','error':'boom'}"))
+        .isEqualTo(new DdpMessage.Malformed("result", List.of("1"),
+            "field 'error' of 'result' must be an object, got string"));
+    assertThat(parse("{'msg':'nosub','id':'s','error':[]}"))
+        .isEqualTo(new DdpMessage.Malformed("nosub", List.of("s"),
+            "field 'error' of 'nosub' must be an object, got array"));
+    assertThat(parse("{'msg':'ready','subs':['a',1,'b']}"))
+        .isEqualTo(new DdpMessage.Malformed("ready", List.of("a", "b"),
+            "field 'subs[]' of 'ready' must be a string, got number"));
+    assertThat(parse("{'msg':'updated','methods':[null]}"))
+        .isEqualTo(new DdpMessage.Malformed("updated", List.of(),
+            "field 'methods[]' of 'updated' must be a string, got null"));
+    assertThatThrownBy(() -> parse("{'msg':'nosub','error':'boom'}"))
+        .hasMessage("'nosub' has no 'id' field");
   }
 
   @Test
