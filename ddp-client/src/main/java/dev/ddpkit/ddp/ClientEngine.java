@@ -83,6 +83,7 @@ final class ClientEngine {
   private final Duration heartbeatInterval;
   private final Duration heartbeatTimeout;
   private final Duration connectTimeout;
+  private final Duration resyncTimeout;
   private final int maxQueuedCalls;
   private final int maxFrameBytes;
   private final EventLoop loop;
@@ -128,6 +129,7 @@ final class ClientEngine {
   private Cancellable connectTimer;
   private Cancellable heartbeatTimer;
   private Cancellable probeTimer;
+  private Cancellable resyncTimer;
   private long lastInboundNanos;
   private long inboundCount;
   private CompletableFuture<Boolean> probe;
@@ -150,6 +152,7 @@ final class ClientEngine {
       Duration heartbeatInterval,
       Duration heartbeatTimeout,
       Duration connectTimeout,
+      Duration resyncTimeout,
       int maxQueuedCalls,
       int maxFrameBytes,
       EventLoop loop,
@@ -166,6 +169,7 @@ final class ClientEngine {
     this.heartbeatInterval = heartbeatInterval;
     this.heartbeatTimeout = heartbeatTimeout;
     this.connectTimeout = connectTimeout;
+    this.resyncTimeout = resyncTimeout;
     this.maxQueuedCalls = maxQueuedCalls;
     this.maxFrameBytes = maxFrameBytes;
     this.loop = loop;
@@ -487,6 +491,7 @@ final class ClientEngine {
     reconnects.incrementAndGet();
     Resync r = new Resync();
     resync = r;
+    resyncTimer = schedule(resyncTimeout, () -> onResyncTimeout(r));
     long g = gen;
     List<MethodQueue.Block> old = methods.takeAll();
     for (ReconnectHook h : hooks) {
@@ -613,12 +618,32 @@ final class ClientEngine {
     }
   }
 
+  /**
+   * The resync {@code r} is still waiting after {@link #resyncTimeout}: a revived subscription
+   * never got {@code ready}, or a re-sent call never got {@code updated}. Shows what arrived rather
+   * than keep the stale data (and {@link #resyncing}) until the next reconnect.
+   */
+  private void onResyncTimeout(Resync r) {
+    if (resync != r) {
+      return; // finished, or cut by a loss (the next connection has its own timer)
+    }
+    log.warn("{}: resync unfinished after {} ms ({} subscription(s) not ready, {} call(s) without "
+        + "'updated'); showing the data received so far", name, resyncTimeout.toMillis(),
+        r.subs.size(), r.methods.size());
+    r.collecting = false;
+    r.subs.clear(); // each becomes current when its own ready arrives
+    r.methods.clear();
+    maybeFinishResync();
+  }
+
   private void maybeFinishResync() {
     Resync r = resync;
     if (r == null || !r.quiet()) {
       return;
     }
     resync = null;
+    cancel(resyncTimer);
+    resyncTimer = null;
     Set<String> names = new LinkedHashSet<>();
     collections.forEach((n, c) -> {
       if (!c.documents().isEmpty()) {
@@ -998,6 +1023,8 @@ final class ClientEngine {
     heartbeatTimer = null;
     completeProbe(false);
     resync = null; // the store keeps what it showed; the next connection resyncs it
+    cancel(resyncTimer);
+    resyncTimer = null;
     if (everConnected && !closed) {
       resyncing = true; // told by the caller, once its own state is settled
     }

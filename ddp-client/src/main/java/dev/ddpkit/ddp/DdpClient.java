@@ -99,6 +99,7 @@ public final class DdpClient implements AutoCloseable {
             b.heartbeatInterval,
             b.heartbeatTimeout,
             b.connectTimeout,
+            b.resyncTimeout,
             b.maxQueuedCalls,
             b.maxFrameBytes,
             loop,
@@ -357,6 +358,7 @@ public final class DdpClient implements AutoCloseable {
     private Duration heartbeatInterval = Duration.ofSeconds(25);
     private Duration heartbeatTimeout = Duration.ofSeconds(15);
     private Duration connectTimeout = Duration.ofSeconds(10);
+    private Duration resyncTimeout = Duration.ofSeconds(30);
     private Scheduler scheduler = Scheduler.systemScheduler();
     private int maxQueuedCalls = 1_000;
     private int maxFrameBytes = WebSocketTransportFactory.DEFAULT_MAX_FRAME_BYTES;
@@ -430,6 +432,19 @@ public final class DdpClient implements AutoCloseable {
     /** Declare the socket dead if nothing arrives this long after a ping (default 15 s). */
     public Builder heartbeatTimeout(Duration timeout) {
       this.heartbeatTimeout = positive("heartbeatTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * How long the resynchronisation after a reconnect may wait for revived subscriptions' {@code
+     * ready} and re-sent calls' {@code updated} (default 30 s). Past it, the client logs a warning
+     * and shows the data received so far: a server that never answers one of them would otherwise
+     * leave {@link DdpClient#isResyncing()} true, and the collections stale, until the next
+     * reconnect. A subscription still not ready then becomes current when its {@code ready}
+     * arrives.
+     */
+    public Builder resyncTimeout(Duration timeout) {
+      this.resyncTimeout = positive("resyncTimeout", timeout);
       return this;
     }
 

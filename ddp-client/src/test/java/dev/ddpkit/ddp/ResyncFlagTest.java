@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.ddp.memory.ServerEnd;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -125,6 +126,79 @@ class ResyncFlagTest {
       assertThat(kept.isCurrent()).isTrue();
       assertThat(refused.isCurrent()).isFalse();
       assertThat(refused.ended()).isCompletedExceptionally();
+    }
+  }
+
+  @Test
+  void aCallNeverUpdatedEndsTheResyncAtTheTimeoutWithTheDataReceived() {
+    try (Harness h = new Harness()) {
+      List<Boolean> told = new CopyOnWriteArrayList<>();
+      h.client.addResyncListener(told::add);
+      ServerEnd s1 = h.connect("s1");
+      Subscription items = h.client.subscribe("items");
+      h.client.call("touch");
+      s1.drain();
+      s1.send("{'msg':'added','collection':'items','id':'a','fields':{'v':1}}");
+      s1.send("{'msg':'ready','subs':['" + items.id() + "']}");
+
+      ServerEnd s2 = h.dropAndReconnect(s1, "s1", "s2");
+      s2.drain();
+      s2.send("{'msg':'added','collection':'items','id':'a','fields':{'v':2}}");
+      s2.send("{'msg':'ready','subs':['" + items.id() + "']}");
+      s2.send("{'msg':'result','id':'1'}"); // and never 'updated'
+
+      h.time.advance(Duration.ofSeconds(29));
+      assertThat(h.client.isResyncing()).as("still waiting before the timeout").isTrue();
+      assertThat(h.client.collection("items").snapshot().get("a").get("v").asInt()).isEqualTo(1);
+
+      h.time.advance(Duration.ofSeconds(1));
+      assertThat(h.client.isResyncing()).as("given up waiting at 30 s").isFalse();
+      assertThat(items.isCurrent()).isTrue();
+      assertThat(h.client.collection("items").snapshot().get("a").get("v").asInt()).isEqualTo(2);
+      assertThat(told).containsExactly(true, false);
+      assertThat(h.client.status().connected()).as("the connection is kept").isTrue();
+    }
+  }
+
+  @Test
+  void aSubscriptionStillNotReadyAtTheTimeoutBecomesCurrentWhenItsReadyComes() {
+    try (Harness h = new Harness(b -> b.resyncTimeout(Duration.ofSeconds(5)))) {
+      ServerEnd s1 = h.connect("s1");
+      Subscription fast = h.client.subscribe("fast");
+      Subscription slow = h.client.subscribe("slow");
+      s1.drain();
+      s1.send("{'msg':'ready','subs':['" + fast.id() + "','" + slow.id() + "']}");
+
+      ServerEnd s2 = h.dropAndReconnect(s1, "s1", "s2");
+      s2.drain();
+      s2.send("{'msg':'ready','subs':['" + fast.id() + "']}");
+      assertThat(h.client.isResyncing()).isTrue();
+
+      h.time.advance(Duration.ofSeconds(5));
+      assertThat(h.client.isResyncing()).isFalse();
+      assertThat(fast.isCurrent()).isTrue();
+      assertThat(slow.isCurrent()).as("its data has not come yet").isFalse();
+
+      s2.send("{'msg':'ready','subs':['" + slow.id() + "']}");
+      assertThat(slow.isCurrent()).isTrue();
+    }
+  }
+
+  @Test
+  void aResyncThatFinishesInTimeLeavesNoTimerBehind() {
+    try (Harness h = new Harness()) {
+      ServerEnd s1 = h.connect("s1");
+      Subscription items = h.client.subscribe("items");
+      s1.drain();
+      s1.send("{'msg':'ready','subs':['" + items.id() + "']}");
+      int before = h.time.pendingTasks();
+
+      ServerEnd s2 = h.dropAndReconnect(s1, "s1", "s2");
+      s2.drain();
+      s2.send("{'msg':'ready','subs':['" + items.id() + "']}");
+
+      assertThat(h.client.isResyncing()).isFalse();
+      assertThat(h.time.pendingTasks()).as("the resync timer was cancelled").isEqualTo(before);
     }
   }
 
