@@ -19,7 +19,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Timeout;
@@ -47,33 +46,70 @@ class ReconnectionManagerStressTest {
           HELD, EnumSet.of(HELD, CONNECTING, STOPPED),
           STOPPED, EnumSet.noneOf(State.class));
 
-  /** Wraps the system scheduler, counting timers scheduled and neither run nor cancelled yet. */
+  /**
+   * Wraps the system scheduler, counting timers scheduled and neither run nor cancelled yet. A
+   * timer is settled (by firing or by its cancel) and uncounted in one step under {@code count}:
+   * with a separate flag and counter, a timer that had just begun to fire but was not yet
+   * uncounted would be seen alongside the manager's next one, a second live timer that the manager
+   * never had (the old one's task finds its generation superseded and does nothing).
+   */
   private static final class CountingScheduler implements Scheduler {
-    final AtomicInteger live = new AtomicInteger();
-    final AtomicInteger maxLive = new AtomicInteger();
-    final AtomicInteger scheduled = new AtomicInteger();
+    private final Object count = new Object();
+    private int live; // guarded by count
+    private int maxLive; // guarded by count
+    private int scheduled; // guarded by count
 
     @Override
     public Cancellable schedule(Duration delay, Runnable task) {
-      AtomicBoolean settled = new AtomicBoolean();
-      maxLive.accumulateAndGet(live.incrementAndGet(), Math::max);
-      scheduled.incrementAndGet();
+      boolean[] settled = {false}; // guarded by count
+      synchronized (count) {
+        live++;
+        maxLive = Math.max(maxLive, live);
+        scheduled++;
+      }
       Cancellable c =
           Scheduler.systemScheduler()
               .schedule(
                   delay,
                   () -> {
-                    if (settled.compareAndSet(false, true)) {
-                      live.decrementAndGet();
+                    if (settle(settled)) {
                       task.run();
                     }
                   });
       return () -> {
-        if (settled.compareAndSet(false, true)) {
-          live.decrementAndGet();
+        if (settle(settled)) {
           c.cancel();
         }
       };
+    }
+
+    private boolean settle(boolean[] settled) {
+      synchronized (count) {
+        if (settled[0]) {
+          return false;
+        }
+        settled[0] = true;
+        live--;
+        return true;
+      }
+    }
+
+    int live() {
+      synchronized (count) {
+        return live;
+      }
+    }
+
+    int maxLive() {
+      synchronized (count) {
+        return maxLive;
+      }
+    }
+
+    int scheduled() {
+      synchronized (count) {
+        return scheduled;
+      }
     }
   }
 
@@ -157,8 +193,8 @@ class ReconnectionManagerStressTest {
     assertThat(stopped.await(10, SECONDS)).as("STOPPED delivered").isTrue();
 
     assertThat(violations).isEmpty();
-    assertThat(scheduler.maxLive.get()).as("timers pending at once").isEqualTo(1);
-    assertThat(scheduler.live.get()).as("timers left after stop").isZero();
+    assertThat(scheduler.maxLive()).as("timers pending at once").isEqualTo(1);
+    assertThat(scheduler.live()).as("timers left after stop").isZero();
     assertThat(m.status().state()).isEqualTo(STOPPED);
 
     List<String> events = new ArrayList<>(log);
@@ -181,6 +217,6 @@ class ReconnectionManagerStressTest {
       previousEvent = e;
     }
     assertThat(dials.get()).as("dials").isGreaterThan(10);
-    assertThat(scheduler.scheduled.get()).as("timers").isGreaterThan(10);
+    assertThat(scheduler.scheduled()).as("timers").isGreaterThan(10);
   }
 }
