@@ -98,6 +98,8 @@ final class ClientEngine {
       new ConcurrentHashMap<>();
   private final CopyOnWriteArrayList<StatusListener> statusListeners = new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<ResyncListener> resyncListeners = new CopyOnWriteArrayList<>();
+  private final CopyOnWriteArrayList<ConnectionListener> connectionListeners =
+      new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<ReconnectHook> hooks = new CopyOnWriteArrayList<>();
   private final CopyOnWriteArrayList<Transport> retired = new CopyOnWriteArrayList<>();
   private final AtomicLong framesIn = new AtomicLong();
@@ -210,6 +212,11 @@ final class ClientEngine {
     return resyncing;
   }
 
+  Cancellable addConnectionListener(ConnectionListener l) {
+    connectionListeners.add(l);
+    return () -> connectionListeners.remove(l);
+  }
+
   Cancellable addResyncListener(ResyncListener l) {
     resyncListeners.add(l);
     return () -> resyncListeners.remove(l);
@@ -270,11 +277,15 @@ final class ClientEngine {
       retire(transport, 1000, "client closed");
       transport = null;
     }
+    boolean wasConnected = phase == Phase.CONNECTED;
     List<PendingCall> cut = detach();
     managerListener.cancel();
     manager.stop();
     failEverything(cut, new DdpException("client closed"));
     setStatus(StatusMapping.map(manager.status(), null, false, true, null));
+    if (wasConnected) {
+      tellDisconnected(1000, "client closed");
+    }
   }
 
   private void dial(int attempt) {
@@ -478,6 +489,7 @@ final class ClientEngine {
     lastInboundNanos = ticker.read();
     log.info("{}: connected (DDP {})", name, version);
     manager.opened();
+    tellConnected(reconnect);
     startHeartbeat();
     if (!reconnect) {
       // First connection: what was queued goes out in the order the user asked, calls first (a
@@ -999,6 +1011,7 @@ final class ClientEngine {
 
   /** The connection is gone (or never came): reset it and tell the manager. */
   private void lost(int code, String reason) {
+    boolean wasConnected = phase == Phase.CONNECTED;
     List<PendingCall> failed = detach();
     manager.closed(code, reason);
     for (PendingCall c : failed) {
@@ -1009,8 +1022,31 @@ final class ClientEngine {
               null));
     }
     announceResync();
+    if (wasConnected) {
+      tellDisconnected(code, reason);
+    }
     // No refreshStatus() here: the manager's own change (queued by closed()) brings the status,
     // and recomputing now from its previous snapshot would flash a CONNECTING.
+  }
+
+  private void tellConnected(boolean reconnect) {
+    for (ConnectionListener l : connectionListeners) {
+      try {
+        l.onConnected(reconnect);
+      } catch (RuntimeException e) {
+        log.warn("{}: connection listener failed", name, e);
+      }
+    }
+  }
+
+  private void tellDisconnected(int code, String reason) {
+    for (ConnectionListener l : connectionListeners) {
+      try {
+        l.onDisconnected(code, reason);
+      } catch (RuntimeException e) {
+        log.warn("{}: connection listener failed", name, e);
+      }
+    }
   }
 
   /** Resets the per-connection state; returns the noRetry calls to fail. */
@@ -1043,6 +1079,7 @@ final class ClientEngine {
       retire(transport, 1000, "giving up");
       transport = null;
     }
+    boolean wasConnected = phase == Phase.CONNECTED;
     List<PendingCall> cut = detach();
     failEverything(cut, new DdpException("connection failed: " + reason));
     if (stopManager) {
@@ -1050,6 +1087,9 @@ final class ClientEngine {
     }
     announceResync();
     refreshStatus();
+    if (wasConnected) {
+      tellDisconnected(1000, "giving up: " + reason);
+    }
   }
 
   private void failEverything(List<PendingCall> alreadyRemoved, DdpException ex) {

@@ -106,6 +106,7 @@ public final class DdpClient implements AutoCloseable {
             new DdpMessages(mapper),
             new ClientMessages(mapper),
             b.statusListeners);
+    b.connectionListeners.forEach(engine::addConnectionListener);
     engine.bind(this);
   }
 
@@ -150,6 +151,16 @@ public final class DdpClient implements AutoCloseable {
   /** Adds a status listener; returns a handle that removes it. */
   public Cancellable addStatusListener(StatusListener listener) {
     return engine.addStatusListener(Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Adds a listener told when a socket reaches DDP {@code connected} and when such a connection
+   * ends (see {@link ConnectionListener}).
+   *
+   * @return removes the listener
+   */
+  public Cancellable addConnectionListener(ConnectionListener listener) {
+    return engine.addConnectionListener(Objects.requireNonNull(listener, "listener"));
   }
 
   /**
@@ -364,6 +375,7 @@ public final class DdpClient implements AutoCloseable {
     private int maxFrameBytes = WebSocketTransportFactory.DEFAULT_MAX_FRAME_BYTES;
     private SSLContext sslContext;
     private final List<StatusListener> statusListeners = new ArrayList<>();
+    private final List<ConnectionListener> connectionListeners = new ArrayList<>();
     private String name;
     private TransportFactory transportFactory;
     private Executor executor;
@@ -492,6 +504,16 @@ public final class DdpClient implements AutoCloseable {
     /** The TLS context for {@code wss://} (default: the JVM's, with host name verification on). */
     public Builder sslContext(SSLContext context) {
       this.sslContext = Objects.requireNonNull(context, "sslContext");
+      return this;
+    }
+
+    /**
+     * Adds a listener told of each connection's start and end from the first connection on (see
+     * {@link ConnectionListener}); more can be added later with {@link
+     * DdpClient#addConnectionListener}.
+     */
+    public Builder connectionListener(ConnectionListener listener) {
+      connectionListeners.add(Objects.requireNonNull(listener, "connectionListener"));
       return this;
     }
 

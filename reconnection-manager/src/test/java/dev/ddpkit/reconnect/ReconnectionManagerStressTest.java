@@ -19,6 +19,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Timeout;
@@ -121,6 +122,8 @@ class ReconnectionManagerStressTest {
     AtomicInteger inCallback = new AtomicInteger();
     AtomicInteger dials = new AtomicInteger();
     CountDownLatch stopped = new CountDownLatch(1);
+    CountDownLatch dialedAfterTheStorm = new CountDownLatch(1);
+    AtomicBoolean stormOver = new AtomicBoolean();
 
     ReconnectionManager m =
         ReconnectionManager.builder()
@@ -147,6 +150,9 @@ class ReconnectionManagerStressTest {
           }
           log.add("dial #" + attempt);
           inCallback.decrementAndGet();
+          if (stormOver.get()) {
+            dialedAfterTheStorm.countDown();
+          }
           if (dials.incrementAndGet() % 3 == 0) {
             // Every third dial fails at once: the manager must close that attempt, not a newer one.
             throw new java.io.IOException("refused");
@@ -189,6 +195,14 @@ class ReconnectionManagerStressTest {
       thread.join(SECONDS.toMillis(10));
       assertThat(thread.isAlive()).isFalse();
     }
+    // Still alive after the storm, whatever state it left: a drop is redialed. (How many dials the
+    // storm itself made depends on the interleaving: a queued dial whose generation was
+    // superseded before it ran is rightly not made, and under load most of them can be.)
+    stormOver.set(true);
+    m.networkAvailable();
+    m.opened();
+    m.closed(CloseCodes.ABNORMAL, "");
+    assertThat(dialedAfterTheStorm.await(10, SECONDS)).as("dialed after the storm").isTrue();
     m.stop();
     assertThat(stopped.await(10, SECONDS)).as("STOPPED delivered").isTrue();
 
@@ -216,7 +230,7 @@ class ReconnectionManagerStressTest {
       }
       previousEvent = e;
     }
-    assertThat(dials.get()).as("dials").isGreaterThan(10);
+    assertThat(dials.get()).as("dials").isGreaterThan(1);
     assertThat(scheduler.scheduled()).as("timers").isGreaterThan(10);
   }
 }
