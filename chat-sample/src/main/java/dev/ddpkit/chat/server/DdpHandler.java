@@ -54,6 +54,11 @@ final class DdpHandler {
   /** Frames longer than this are not echoed back in {@code offendingMessage}. */
   static final int MAX_ECHO_CHARS = 16 * 1024;
   static final String LOGGED_OUT = "You've been logged out by the server. Please log in again.";
+  /**
+   * The one answer to a failed password login, whether the user exists or not: two different
+   * texts would tell a guesser which usernames are real (and undo the dummy hash in Secrets).
+   */
+  static final String BAD_CREDENTIALS = "Incorrect username or password";
   static final Pattern MESSAGE_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   /** Usernames and room ids. */
   static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -461,7 +466,7 @@ final class DdpHandler {
       counters.loginsFailed.incrementAndGet();
       limiter.failed(connKey(s), now);
       limiter.failed(userKey, now);
-      throw new MethodError(403, stored == null ? "User not found" : "Incorrect password");
+      throw new MethodError(403, BAD_CREDENTIALS);
     }
     String newToken = secrets.newToken();
     String key = Secrets.tokenKey(newToken);
