@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Clock;
@@ -72,6 +74,8 @@ final class DdpHandler {
   private final Counters counters;
   private final Admission admission;
   private final LoginLimiter limiter;
+  /** Failed logins per remote address, whatever the connection or username. */
+  private final LoginLimiter addressLimiter;
   private final Clock clock;
   private final Duration tokenTtl;
   private final long heartbeatIntervalNanos;
@@ -97,6 +101,8 @@ final class DdpHandler {
     this.counters = counters;
     this.admission = new Admission(cfg.acceptRate);
     this.limiter = new LoginLimiter(cfg.loginFailures, cfg.loginWindow.toMillis(), 100_000);
+    this.addressLimiter = new LoginLimiter(
+        cfg.addressLoginFailures, cfg.addressLoginWindow.toMillis(), 100_000);
     this.clock = cfg.clock;
     this.tokenTtl = cfg.tokenTtl;
     this.heartbeatIntervalNanos = cfg.heartbeatInterval.toNanos();
@@ -458,14 +464,13 @@ final class DdpHandler {
               + " or {resume: token}");
     }
     String userKey = "u:" + username;
-    refuseIfLimited(now, connKey(s), userKey);
+    refuseIfLimited(now, s, connKey(s), userKey);
     ObjectNode stored = store.user(username);
     boolean ok = Secrets.isDigest(digest)
         && secrets.verify(digest, stored == null ? null : Frames.text(stored, "password"));
     if (!ok) {
       counters.loginsFailed.incrementAndGet();
-      limiter.failed(connKey(s), now);
-      limiter.failed(userKey, now);
+      recordFailure(now, s, connKey(s), userKey);
       throw new MethodError(403, BAD_CREDENTIALS);
     }
     String newToken = secrets.newToken();
@@ -479,13 +484,13 @@ final class DdpHandler {
   }
 
   private JsonNode resume(Session s, String token, long now) throws MethodError {
-    refuseIfLimited(now, connKey(s));
+    refuseIfLimited(now, s, connKey(s));
     String key = token.length() > 512 ? null : Secrets.tokenKey(token);
     ObjectNode record = key == null ? null : store.token(key);
     long expires = record == null ? 0 : record.path("expires").asLong(0);
     if (record == null || expires <= now) {
       counters.loginsFailed.incrementAndGet();
-      limiter.failed(connKey(s), now);
+      recordFailure(now, s, connKey(s));
       if (record != null) {
         store.removeToken(key); // expired: forget it; nobody waits for this write
       }
@@ -501,8 +506,9 @@ final class DdpHandler {
     return loginResult(stored, token, expires, "resume");
   }
 
-  private void refuseIfLimited(long now, String... keys) throws MethodError {
-    long wait = 0;
+  /** Refuses the attempt when the connection's address or any of {@code keys} is limited. */
+  private void refuseIfLimited(long now, Session s, String... keys) throws MethodError {
+    long wait = addressLimiter.waitMillis(addressKey(s), now);
     for (String k : keys) {
       wait = Math.max(wait, limiter.waitMillis(k, now));
     }
@@ -513,6 +519,14 @@ final class DdpHandler {
       details.put("timeToReset", wait);
       throw new MethodError("too-many-requests",
           "Too many failed logins; try again in " + seconds + " seconds", details);
+    }
+  }
+
+  /** Counts a failed login against the connection's address and each of {@code keys}. */
+  private void recordFailure(long now, Session s, String... keys) {
+    addressLimiter.failed(addressKey(s), now);
+    for (String k : keys) {
+      limiter.failed(k, now);
     }
   }
 
@@ -563,6 +577,13 @@ final class DdpHandler {
 
   private static String connKey(Session s) {
     return "c:" + s.seq;
+  }
+
+  /** The remote IP address (no port), so fresh connections from one host share a key. */
+  private static String addressKey(Session s) {
+    InetSocketAddress remote = s.conn.getRemoteSocketAddress();
+    InetAddress ip = remote == null ? null : remote.getAddress();
+    return ip == null ? "a:unknown" : "a:" + ip.getHostAddress();
   }
 
   /** Waits for a store write on a socket thread; writes are group-committed within ms. */
