@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The same herd in virtual time (the simulation), at the real run's parameters (1,000 clients,
 # C = 200/s, D = 3 s) and scaled with the same N/C and D: 10,000 at 2,000/s, 100,000 at 20,000/s.
-# Hints off and on. Usage: scripts/bench-herd-sim.sh
+# Hints off and on. Usage: scripts/bench-herd-sim.sh (builds chat-sample/target/ddpkit.jar first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "== build"
+mvn -B -q -pl chat-sample -am package -DskipTests
 bash scripts/bench-machine.sh
 mkdir -p target/bench
 for spec in 1000:200 10000:2000 100000:20000; do

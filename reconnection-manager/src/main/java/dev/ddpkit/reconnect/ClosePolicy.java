@@ -19,8 +19,10 @@ import java.util.regex.Pattern;
  * the socket owner calls {@link ReconnectionManager#stop()} instead.
  *
  * <p>A reason containing {@code retry-after=<millis>} raises the floor of the next delay to that
- * many milliseconds (at most {@link #MAX_RETRY_AFTER}), whatever the code (unless the code stops);
- * for 1013 it replaces the default {@link #slowFloor()}.
+ * many milliseconds (at most {@link #MAX_RETRY_AFTER}), whatever the code (unless the code stops),
+ * the immediate retry after 4401 included. It only ever raises the floor: for 1013 the floor is the
+ * larger of the hint and {@link #slowFloor()}, so a small hint cannot make a client come back
+ * sooner than the policy's own floor.
  */
 public final class ClosePolicy {
   /**
@@ -118,7 +120,8 @@ public final class ClosePolicy {
       floor = slowFloor;
     }
     if (hint.isPresent() && action != CloseAction.STOP) {
-      floor = Duration.ofMillis(hint.getAsLong());
+      Duration hinted = Duration.ofMillis(hint.getAsLong());
+      floor = hinted.compareTo(floor) > 0 ? hinted : floor;
       if (action == CloseAction.RETRY) {
         action = CloseAction.RETRY_SLOW;
       }

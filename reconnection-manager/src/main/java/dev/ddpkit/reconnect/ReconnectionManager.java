@@ -286,8 +286,13 @@ public final class ReconnectionManager {
           if (!countAttemptLocked()) {
             return;
           }
-          delay = Duration.ZERO;
           outbox.add(this::refreshCredentials);
+          if (!decision.floor().isZero()) {
+            // A hint raises the floor of this retry too: the immediate one waits it out.
+            waitLocked(hintedDelayLocked(decision.floor()));
+            return;
+          }
+          delay = Duration.ZERO;
           if (isHeldLocked()) {
             moveLocked(State.HELD);
           } else {
@@ -318,10 +323,21 @@ public final class ReconnectionManager {
     }
     Duration d = nextDelayLocked();
     if (d.compareTo(floor) < 0) {
-      // The server asked for at least `floor`: wait that long plus a jitter inside the hinted
-      // window, so that clients sent away together do not all come back at the same instant.
-      d = floor.plusMillis(Math.round(floor.toMillis() * hintSpread * sample()));
+      d = hintedDelayLocked(floor);
     }
+    waitLocked(d);
+  }
+
+  /**
+   * The server asked for at least {@code floor}: wait that long plus a jitter inside the hinted
+   * window, so that clients sent away together do not all come back at the same instant.
+   */
+  private Duration hintedDelayLocked(Duration floor) {
+    return floor.plusMillis(Math.round(floor.toMillis() * hintSpread * sample()));
+  }
+
+  /** Waits {@code d} before the next dial (or holds, if the network is down or suspended). */
+  private void waitLocked(Duration d) {
     delay = d;
     if (isHeldLocked()) {
       moveLocked(State.HELD);

@@ -65,9 +65,12 @@ class ClosePolicyTest {
         // A hint turns a plain retry into a slow one with the hinted floor.
         "1006 | retry-after=2500           | RETRY_SLOW   | 2500",
         "1000 | draining, retry-after=2500 | RETRY_SLOW   | 2500",
-        // For 1013 the hint replaces the default 5 s floor, downwards as well as upwards.
-        "1013 | retry-after=2500           | RETRY_SLOW   | 2500",
+        // For 1013 a hint only raises the default 5 s floor: a smaller hint leaves it at 5 s.
+        "1013 | retry-after=100            | RETRY_SLOW   | 5000",
+        "1013 | retry-after=2500           | RETRY_SLOW   | 5000",
         "1013 | Retry-After: 12000         | RETRY_SLOW   | 12000",
+        // 4401 keeps its action; the hint is the floor of its retry, the immediate one included.
+        "4401 | retry-after=5000           | REFRESH_AUTH | 5000",
         // A stop is a stop, hint or not.
         "1008 | retry-after=2500           | STOP         | 0",
         // Malformed hints are ignored.

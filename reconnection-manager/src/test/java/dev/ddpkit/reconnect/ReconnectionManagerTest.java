@@ -644,6 +644,35 @@ class ReconnectionManagerTest {
     rec.assertExhausted();
   }
 
+  // Regression (review): a hint raises the floor whatever the code, but the first 4401 refreshed
+  // the credentials and dialled at 0 ms, ignoring "retry-after=5000".
+  @Test
+  void aFirstUnauthorizedWithARetryAfterHintRefreshesThenWaitsTheHint() {
+    ReconnectionManager m = startAndOpen(builder().build());
+    m.closed(CloseCodes.UNAUTHORIZED, "retry-after=5000");
+    rec.expect(
+        "refresh at=0ms", "WAITING #1 delay=5500ms at=5500ms (closed 4401 retry-after=5000)");
+    clock.advance(ms(5499));
+    rec.assertExhausted();
+    clock.advance(ms(1));
+    rec.expect(
+        "CONNECTING #1 delay=5500ms (closed 4401 retry-after=5000)", "dial #1 at=5500ms");
+    // The refresh was used: a second 4401 backs off as usual, with no second refresh.
+    m.opened();
+    m.closed(CloseCodes.UNAUTHORIZED, "");
+    rec.expect("CONNECTED #1 delay=5500ms", "WAITING #2 delay=2500ms at=8000ms (closed 4401)");
+    rec.assertExhausted();
+  }
+
+  // Regression (review): on 1013 a small hint lowered the 5 s floor; a hint only raises it.
+  @Test
+  void aSmallHintOnTryAgainLaterKeepsTheSlowFloor() {
+    ReconnectionManager m = startAndOpen(builder().build());
+    m.closed(CloseCodes.TRY_AGAIN_LATER, "retry-after=100");
+    rec.expect("WAITING #1 delay=5500ms at=5500ms (closed 1013 retry-after=100)");
+    rec.assertExhausted();
+  }
+
   @Test
   void aFailingCredentialsRefresherStillLetsTheRetryHappen() {
     ReconnectionManager m =

@@ -513,6 +513,8 @@ public final class ChatServer implements AutoCloseable {
     ConnectionListener connectionListener = ConnectionListener.NONE;
     int loginFailures = 5;
     Duration loginWindow = Duration.ofSeconds(10);
+    int addressLoginFailures = 20;
+    Duration addressLoginWindow = Duration.ofMinutes(1);
 
     private Builder() {}
 
@@ -641,6 +643,23 @@ public final class ChatServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Login rate limit per remote address: at most {@code failures} failed logins (password or
+     * resume token) from one IP address within {@code window} (default 20 a minute), across all
+     * its connections and usernames; further attempts from it get {@code too-many-requests}.
+     * Only failures count, so many clients behind one address (a NAT, a load test on loopback)
+     * log in freely; what it stops is spraying usernames or guessing tokens from fresh sockets.
+     */
+    public Builder addressLoginRateLimit(int failures, Duration window) {
+      if (failures < 1) {
+        throw new IllegalArgumentException(
+            "addressLoginRateLimit failures must be >= 1: " + failures);
+      }
+      this.addressLoginWindow = positive("addressLoginRateLimit window", window);
+      this.addressLoginFailures = failures;
+      return this;
+    }
+
     /** Builds the server (not started). */
     public ChatServer build() {
       if (dataDir == null) {
@@ -666,6 +685,8 @@ public final class ChatServer implements AutoCloseable {
       b.connectionListener = connectionListener;
       b.loginFailures = loginFailures;
       b.loginWindow = loginWindow;
+      b.addressLoginFailures = addressLoginFailures;
+      b.addressLoginWindow = addressLoginWindow;
       return b;
     }
 

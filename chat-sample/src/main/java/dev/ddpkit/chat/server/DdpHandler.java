@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Clock;
@@ -54,6 +56,11 @@ final class DdpHandler {
   /** Frames longer than this are not echoed back in {@code offendingMessage}. */
   static final int MAX_ECHO_CHARS = 16 * 1024;
   static final String LOGGED_OUT = "You've been logged out by the server. Please log in again.";
+  /**
+   * The one answer to a failed password login, whether the user exists or not: two different
+   * texts would tell a guesser which usernames are real (and undo the dummy hash in Secrets).
+   */
+  static final String BAD_CREDENTIALS = "Incorrect username or password";
   static final Pattern MESSAGE_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   /** Usernames and room ids. */
   static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -67,6 +74,8 @@ final class DdpHandler {
   private final Counters counters;
   private final Admission admission;
   private final LoginLimiter limiter;
+  /** Failed logins per remote address, whatever the connection or username. */
+  private final LoginLimiter addressLimiter;
   private final Clock clock;
   private final Duration tokenTtl;
   private final long heartbeatIntervalNanos;
@@ -94,6 +103,8 @@ final class DdpHandler {
     this.counters = counters;
     this.admission = new Admission(cfg.acceptRate);
     this.limiter = new LoginLimiter(cfg.loginFailures, cfg.loginWindow.toMillis(), 100_000);
+    this.addressLimiter = new LoginLimiter(
+        cfg.addressLoginFailures, cfg.addressLoginWindow.toMillis(), 100_000);
     this.clock = cfg.clock;
     this.tokenTtl = cfg.tokenTtl;
     this.heartbeatIntervalNanos = cfg.heartbeatInterval.toNanos();
@@ -455,15 +466,14 @@ final class DdpHandler {
               + " or {resume: token}");
     }
     String userKey = "u:" + username;
-    refuseIfLimited(now, connKey(s), userKey);
+    refuseIfLimited(now, s, connKey(s), userKey);
     ObjectNode stored = store.user(username);
     boolean ok = Secrets.isDigest(digest)
         && secrets.verify(digest, stored == null ? null : Frames.text(stored, "password"));
     if (!ok) {
       counters.loginsFailed.incrementAndGet();
-      limiter.failed(connKey(s), now);
-      limiter.failed(userKey, now);
-      throw new MethodError(403, stored == null ? "User not found" : "Incorrect password");
+      recordFailure(now, s, connKey(s), userKey);
+      throw new MethodError(403, BAD_CREDENTIALS);
     }
     String newToken = secrets.newToken();
     String key = Secrets.tokenKey(newToken);
@@ -476,13 +486,13 @@ final class DdpHandler {
   }
 
   private JsonNode resume(Session s, String token, long now) throws MethodError {
-    refuseIfLimited(now, connKey(s));
+    refuseIfLimited(now, s, connKey(s));
     String key = token.length() > 512 ? null : Secrets.tokenKey(token);
     ObjectNode record = key == null ? null : store.token(key);
     long expires = record == null ? 0 : record.path("expires").asLong(0);
     if (record == null || expires <= now) {
       counters.loginsFailed.incrementAndGet();
-      limiter.failed(connKey(s), now);
+      recordFailure(now, s, connKey(s));
       if (record != null) {
         store.removeToken(key); // expired: forget it; nobody waits for this write
       }
@@ -498,8 +508,9 @@ final class DdpHandler {
     return loginResult(stored, token, expires, "resume");
   }
 
-  private void refuseIfLimited(long now, String... keys) throws MethodError {
-    long wait = 0;
+  /** Refuses the attempt when the connection's address or any of {@code keys} is limited. */
+  private void refuseIfLimited(long now, Session s, String... keys) throws MethodError {
+    long wait = addressLimiter.waitMillis(addressKey(s), now);
     for (String k : keys) {
       wait = Math.max(wait, limiter.waitMillis(k, now));
     }
@@ -510,6 +521,14 @@ final class DdpHandler {
       details.put("timeToReset", wait);
       throw new MethodError("too-many-requests",
           "Too many failed logins; try again in " + seconds + " seconds", details);
+    }
+  }
+
+  /** Counts a failed login against the connection's address and each of {@code keys}. */
+  private void recordFailure(long now, Session s, String... keys) {
+    addressLimiter.failed(addressKey(s), now);
+    for (String k : keys) {
+      limiter.failed(k, now);
     }
   }
 
@@ -560,6 +579,13 @@ final class DdpHandler {
 
   private static String connKey(Session s) {
     return "c:" + s.seq;
+  }
+
+  /** The remote IP address (no port), so fresh connections from one host share a key. */
+  private static String addressKey(Session s) {
+    InetSocketAddress remote = s.conn.getRemoteSocketAddress();
+    InetAddress ip = remote == null ? null : remote.getAddress();
+    return ip == null ? "a:unknown" : "a:" + ip.getHostAddress();
   }
 
   /** Waits for a store write on a socket thread; writes are group-committed within ms. */

@@ -20,6 +20,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -67,6 +68,8 @@ final class ChaosRun implements AutoCloseable {
   private final PrintStream out;
   private final Path dataDir;
   private final Random outageRandom;
+  /** Whether each outage, in order, is a drain (true) or a kill (false). */
+  private final List<Boolean> outageIsDrain;
   private final Random blackholeRandom;
   private final Random writeRandom;
   private final Map<String, List<Integer>> members = new LinkedHashMap<>();
@@ -97,6 +100,7 @@ final class ChaosRun implements AutoCloseable {
     this.out = out;
     this.dataDir = dataDir;
     this.outageRandom = new Random(settings.seed());
+    this.outageIsDrain = outagePlan(settings.restarts(), outageRandom);
     this.blackholeRandom = new Random(settings.seed() + 1);
     this.writeRandom = new Random(settings.seed() + 2);
     for (int i = 0; i < settings.clients(); i++) {
@@ -243,7 +247,7 @@ final class ChaosRun implements AutoCloseable {
   private void outage(int remaining) {
     ChatServer s = server;
     absorb(s.stats());
-    boolean graceful = outageRandom.nextBoolean();
+    boolean graceful = outageIsDrain.get(settings.restarts() - remaining);
     long downMillis = 200 + outageRandom.nextInt(1801);
     if (graceful) {
       s.stop();
@@ -259,6 +263,20 @@ final class ChaosRun implements AutoCloseable {
       bringUp();
       scheduleOutage(remaining - 1);
     });
+  }
+
+  /**
+   * The kind of each of {@code restarts} outages, true for a drain: half drains (rounded down),
+   * the rest kills, in a seeded random order. A coin per outage could pick the same kind every
+   * time, and the run would pass without ever testing the other.
+   */
+  static List<Boolean> outagePlan(int restarts, Random random) {
+    List<Boolean> plan = new ArrayList<>(restarts);
+    for (int i = 0; i < restarts; i++) {
+      plan.add(i < restarts / 2);
+    }
+    Collections.shuffle(plan, random);
+    return List.copyOf(plan);
   }
 
   /** Starts a server on the same port and data; retries briefly if the port is not free yet. */

@@ -44,6 +44,10 @@ class ChaosTest {
     soft.assertThat(r.chaosErrors()).as("scenario errors, " + seed).isEmpty();
     soft.assertThat(r.settled()).as("every client settled, " + seed).isTrue();
     soft.assertThat(r.kills() + r.drains()).as("restarts").isEqualTo(settings.restarts());
+    if (settings.restarts() >= 2) {
+      soft.assertThat(r.kills()).as("hard kills among the restarts").isPositive();
+      soft.assertThat(r.drains()).as("graceful drains among the restarts").isPositive();
+    }
     soft.assertThat(r.blackholes()).as("blackholes").isPositive();
     soft.assertThat(r.heartbeatTimeouts()).as("half-open sockets found by the heartbeat")
         .isPositive();
@@ -67,6 +71,21 @@ class ChaosTest {
 
     await("client, proxy and server threads to end").atMost(15, SECONDS)
         .until(() -> leftoverThreads().isEmpty());
+  }
+
+  // Regression (review): a coin per outage could make a run all kills or all drains.
+  @Test
+  @Timeout(value = 5, unit = SECONDS)
+  void everyOutagePlanOfTwoOrMoreHasKillsAndDrains() {
+    for (long seed = 0; seed < 2_000; seed++) {
+      for (int restarts : new int[] {2, 3, 10}) {
+        List<Boolean> plan = ChaosRun.outagePlan(restarts, new java.util.Random(seed));
+        assertThat(plan).as("seed %d, %d restarts", seed, restarts).hasSize(restarts)
+            .contains(true, false);
+      }
+    }
+    assertThat(ChaosRun.outagePlan(0, new java.util.Random(1))).isEmpty();
+    assertThat(ChaosRun.outagePlan(1, new java.util.Random(1))).containsExactly(false);
   }
 
   @Test

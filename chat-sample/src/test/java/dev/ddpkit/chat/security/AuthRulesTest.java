@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The server's authentication rules that dev.ddpkit.chat.server's LoginTest and MessagesTest do
  * not already cover: every method but login and every subscription refused before login, room
  * membership on loadHistory, resume tokens of 256 random bits that are unique and stored only
- * hashed, and resume-token guessing rate-limited per connection.
+ * hashed, resume-token guessing rate-limited per connection, and failed logins rate-limited
+ * per remote address across fresh connections.
  */
 @Timeout(value = 60, unit = SECONDS)
 class AuthRulesTest {
@@ -144,6 +145,57 @@ class AuthRulesTest {
     try (RawWs other = RawWs.connect(server.url())) {
       other.sendText(resume("ok", good));
       assertThat(other.nextJson().has("result")).isTrue();
+    }
+  }
+
+  // Regression (review): the limits were per connection and per username only, so a guesser
+  // spraying usernames or resume tokens, one fresh connection each, was never slowed down.
+  @Test
+  void failedLoginsFromFreshConnectionsAreRateLimitedPerAddress() throws Exception {
+    start();
+    String good = server.issueToken("alice");
+    for (int i = 0; i < 20; i++) {
+      try (RawWs ws = RawWs.connect(server.url())) {
+        ws.sendText(i % 2 == 0
+            ? ServerHostileInputTest.login("user" + i, "guess", "p" + i)
+            : resume("r" + i, "guess-" + i));
+        assertThat(ws.nextJson().path("error").path("error").asInt()).as("attempt %d", i)
+            .isEqualTo(403);
+      }
+    }
+    try (RawWs ws = RawWs.connect(server.url())) {
+      ws.sendText(ServerHostileInputTest.login("bob", "bob-pw", "pw"));
+      JsonNode e = ws.nextJson().path("error");
+      assertThat(e.path("error").asText()).isEqualTo("too-many-requests");
+      assertThat(e.path("reason").asText()).startsWith("Too many failed logins; try again in ");
+      assertThat(e.path("details").path("timeToReset").asLong()).isBetween(1L, 60_000L);
+      ws.nextJson(); // updated
+      ws.sendText(resume("tok", good));
+      assertThat(ws.nextJson().path("error").path("error").asText())
+          .isEqualTo("too-many-requests");
+    }
+  }
+
+  @Test
+  void successfulLoginsFromManyClientsOnOneAddressAreNotLimited() throws Exception {
+    start();
+    String token = server.issueToken("alice");
+    for (int i = 0; i < 60; i++) {
+      try (RawWs ws = RawWs.connect(server.url())) {
+        ws.sendText(i % 2 == 0
+            ? ServerHostileInputTest.login("bob", "bob-pw", "p" + i)
+            : resume("r" + i, token));
+        assertThat(ws.nextJson().has("result")).as("login %d", i).isTrue();
+      }
+    }
+    // A few failures among them leave the others alone.
+    try (RawWs ws = RawWs.connect(server.url())) {
+      ws.sendText(ServerHostileInputTest.login("carol", "guess", "bad"));
+      assertThat(ws.nextJson().path("error").path("error").asInt()).isEqualTo(403);
+    }
+    try (RawWs ws = RawWs.connect(server.url())) {
+      ws.sendText(ServerHostileInputTest.login("carol", "carol-pw", "good"));
+      assertThat(ws.nextJson().has("result")).isTrue();
     }
   }
 

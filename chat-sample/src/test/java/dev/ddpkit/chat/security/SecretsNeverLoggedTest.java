@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
+import ch.qos.logback.classic.spi.LoggingEvent;
 import dev.ddpkit.chat.ChatClient;
 import dev.ddpkit.chat.ChatListener;
 import dev.ddpkit.chat.ChatStatus;
@@ -30,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * password, an unknown token, protocol errors. Neither the password, nor its SHA-256 digest, nor
  * any resume token may appear in any message, argument or throwable; nor in the {@code
  * toString()} of clients, statuses and errors. The one exception, asserted as such: Java-WebSocket's
- * own TRACE lines dump whole frames (never enable TRACE on {@code org.java_websocket} in
- * production).
+ * own TRACE frame dumps print whole frames (never enable TRACE on {@code org.java_websocket} in
+ * production); its other TRACE lines are searched like the rest.
  */
 @Timeout(value = 90, unit = SECONDS)
 class SecretsNeverLoggedTest {
@@ -175,9 +176,52 @@ class SecretsNeverLoggedTest {
     }
   }
 
-  /** Java-WebSocket's frame-by-frame TRACE lines ({@code send frame}, {@code process}...). */
-  private static boolean isFrameDump(ILoggingEvent e) {
-    return e.getLevel() == Level.TRACE && e.getLoggerName().startsWith("org.java_websocket");
+  /**
+   * The message patterns of Java-WebSocket's (1.6.0) TRACE lines that print a frame's or a
+   * buffer's bytes: WebSocketImpl's {@code process}, {@code write}, {@code send frame} and {@code
+   * matched frame}, and Draft_6455's {@code afterEnconding} (sic) and {@code afterDecoding}.
+   */
+  private static final Set<String> FRAME_DUMP_PATTERNS = Set.of(
+      "process({}): ({})", "write({}): {}", "send frame: {}", "matched frame: {}",
+      "afterEnconding({}): {}", "afterDecoding({}): {}");
+  /** Its TLS channel, whose only TRACE lines are the decrypted bytes themselves. */
+  private static final String TLS_CHANNEL_LOGGER = "org.java_websocket.SSLSocketChannel2";
+
+  /**
+   * Java-WebSocket's frame-by-frame TRACE lines, and only those: its other TRACE lines (handshake,
+   * close and lost-connection reasons) are searched for secrets like any other line.
+   */
+  static boolean isFrameDump(ILoggingEvent e) {
+    if (e.getLevel() != Level.TRACE || !e.getLoggerName().startsWith("org.java_websocket.")) {
+      return false;
+    }
+    return FRAME_DUMP_PATTERNS.contains(e.getMessage())
+        || e.getLoggerName().equals(TLS_CHANNEL_LOGGER);
+  }
+
+  // Regression (review): every TRACE line of org.java_websocket was exempt, not only frame dumps.
+  @Test
+  void onlyJavaWebSocketFrameDumpsAreExempt() {
+    assertThat(isFrameDump(event(Level.TRACE, "org.java_websocket.WebSocketImpl",
+        "send frame: {}"))).isTrue();
+    assertThat(isFrameDump(event(Level.TRACE, "org.java_websocket.drafts.Draft_6455",
+        "afterDecoding({}): {}"))).isTrue();
+    assertThat(isFrameDump(event(Level.TRACE, "org.java_websocket.WebSocketImpl",
+        "Closing due to protocol error: draft {} refuses handshake"))).isFalse();
+    assertThat(isFrameDump(event(Level.TRACE, "org.java_websocket.AbstractWebSocket",
+        "Closing connection due to no pong received: {}"))).isFalse();
+    assertThat(isFrameDump(event(Level.DEBUG, "org.java_websocket.WebSocketImpl",
+        "send frame: {}"))).isFalse();
+    assertThat(isFrameDump(event(Level.TRACE, "dev.ddpkit.ddp.ClientEngine",
+        "send frame: {}"))).isFalse();
+  }
+
+  private static ILoggingEvent event(Level level, String logger, String message) {
+    LoggingEvent e = new LoggingEvent();
+    e.setLevel(level);
+    e.setLoggerName(logger);
+    e.setMessage(message);
+    return e;
   }
 
   private static ChatClient.Builder client(String url, ChatListener listener) {

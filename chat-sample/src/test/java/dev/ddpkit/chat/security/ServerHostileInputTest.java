@@ -50,9 +50,10 @@ class ServerHostileInputTest {
   void randomFramesNeverBreakTheServer() throws Exception {
     long seed = Long.getLong("fuzz.seed", 20_261_129L);
     Random r = new Random(seed);
-    // Random frames include failed logins as alice; the per-user limit (tested in LoginTest and
-    // AuthRulesTest) would end up refusing this test's own re-logins on a long run.
-    ChatServer s = start(b -> b.loginRateLimit(Integer.MAX_VALUE, java.time.Duration.ofSeconds(1)));
+    // Random frames include failed logins as alice; the per-user and per-address limits (tested
+    // in LoginTest and AuthRulesTest) would end up refusing this test's own re-logins.
+    ChatServer s = start(b -> b.loginRateLimit(Integer.MAX_VALUE, java.time.Duration.ofSeconds(1))
+        .addressLoginRateLimit(Integer.MAX_VALUE, java.time.Duration.ofSeconds(1)));
     int frames = Integer.getInteger("fuzz.server.frames", 600);
     long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60 + frames / 100L).toNanos();
     List<Integer> closes = new ArrayList<>();

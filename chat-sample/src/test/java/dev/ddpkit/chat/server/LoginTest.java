@@ -33,17 +33,27 @@ class LoginTest extends ServerTestSupport {
     DdpPeer p = connect(s);
     JsonNode e = p.call("login", DdpPeer.loginParams("alice", "bob-pw")).path("error");
     assertThat(e.path("error").asInt()).isEqualTo(403);
-    assertThat(e.path("reason").asText()).isEqualTo("Incorrect password");
-    assertThat(e.path("message").asText()).isEqualTo("Incorrect password [403]");
+    assertThat(e.path("reason").asText()).isEqualTo(DdpHandler.BAD_CREDENTIALS);
+    assertThat(e.path("message").asText()).isEqualTo(DdpHandler.BAD_CREDENTIALS + " [403]");
     assertThat(e.path("errorType").asText()).isEqualTo("Meteor.Error");
     assertThat(e.path("isClientSafe").asBoolean()).isTrue();
     e = p.call("login", DdpPeer.loginParams("zed", "zed-pw")).path("error");
-    assertThat(e.path("reason").asText()).isEqualTo("User not found");
+    assertThat(e.path("reason").asText()).isEqualTo(DdpHandler.BAD_CREDENTIALS);
     ObjectNode notADigest = DdpPeer.loginParams("alice", "x");
     ((ObjectNode) notADigest.get("password")).put("digest", "alice-pw");
     assertThat(p.call("login", notADigest).path("error").path("error").asInt()).isEqualTo(403);
     assertThat(s.stats().loginsFailed()).isEqualTo(3);
     assertThat(s.stats().authenticatedSessions()).isZero();
+  }
+
+  /** A guesser must not learn which usernames exist from the error a failed login returns. */
+  @Test
+  void unknownUserAndWrongPasswordGetTheSameError() throws Exception {
+    ChatServer s = startSeeded(b -> b);
+    DdpPeer p = connect(s);
+    JsonNode wrongPassword = p.call("login", DdpPeer.loginParams("alice", "bob-pw")).path("error");
+    JsonNode unknownUser = p.call("login", DdpPeer.loginParams("zed", "zed-pw")).path("error");
+    assertThat(unknownUser).isEqualTo(wrongPassword);
   }
 
   @Test

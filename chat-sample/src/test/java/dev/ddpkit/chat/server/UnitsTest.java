@@ -105,6 +105,10 @@ class UnitsTest {
     assertThatThrownBy(() -> b.dataDir(null)).hasMessageContaining("dataDir");
     assertThatThrownBy(() -> b.loginRateLimit(0, Duration.ofSeconds(1)))
         .hasMessageContaining("loginRateLimit");
+    assertThatThrownBy(() -> b.addressLoginRateLimit(0, Duration.ofSeconds(1)))
+        .hasMessageContaining("addressLoginRateLimit");
+    assertThatThrownBy(() -> b.addressLoginRateLimit(1, Duration.ZERO))
+        .hasMessageContaining("addressLoginRateLimit window");
     assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("dataDir");
   }

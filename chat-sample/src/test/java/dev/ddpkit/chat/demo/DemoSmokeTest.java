@@ -1,0 +1,56 @@
+package dev.ddpkit.chat.demo;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ddpkit.chat.cli.Main;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * README's main command, {@code demo}, run in-process through {@link Main} at a small size: 20
+ * clients, a 0.5 s outage, 1 s phases. It must end with exit 0 and its OK line, and leave no
+ * server or socket thread behind.
+ */
+class DemoSmokeTest {
+  @Test
+  @Timeout(value = 60, unit = SECONDS)
+  void aSmallDemoEndsOkWithExitZero() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      code = Main.run(new String[] {"demo", "--clients", "20", "--rooms", "2", "--down-ms", "500",
+          "--before-kill-ms", "1000", "--after-restart-ms", "1000", "--rate", "20"},
+          new ByteArrayInputStream(new byte[0]), o, e);
+    }
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as("exit status; stdout:%n%s%nstderr:%n%s", printed,
+        err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(printed).contains("RESULT: OK - nothing lost, nothing duplicated");
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    await("the demo's server and socket threads to end").atMost(15, SECONDS)
+        .until(() -> leftoverThreads().isEmpty());
+  }
+
+  private static List<String> leftoverThreads() {
+    List<String> names = new ArrayList<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      String n = t.getName();
+      if (t.isAlive() && (n.startsWith("chat-server-") || n.startsWith("demo-")
+          || n.startsWith("WebSocketConnectReadThread")
+          || n.startsWith("WebSocketWriteThread"))) {
+        names.add(n);
+      }
+    }
+    return names;
+  }
+}
