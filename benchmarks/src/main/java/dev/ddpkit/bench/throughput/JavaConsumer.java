@@ -5,6 +5,8 @@ import dev.ddpkit.chat.ChatListener;
 import dev.ddpkit.chat.ChatMessage;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
@@ -207,13 +209,17 @@ public final class JavaConsumer {
    * Where the process's CPU went since the previous call, per 1,000 messages, by thread role: the
    * socket's reader and writer threads, the event loop (own thread or pool), other Java threads, and
    * the rest of the process (the JVM's own threads: JIT compilers, GC), which the thread MXBean does
-   * not list.
+   * not list; with the GCs, GC pause time and JIT compile time (wall, summed over compiler
+   * threads) of the interval, which tell what that rest was.
    */
   static final class ThreadCpu {
     private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     private final Map<String, Double> last = new HashMap<>();
     private double lastProcess;
     private long lastCount;
+    private long lastGcCount;
+    private long lastGcMillis;
+    private long lastJitMillis;
 
     String phase(long count, double processMillis) {
       Map<String, Double> now = new LinkedHashMap<>();
@@ -239,8 +245,22 @@ public final class JavaConsumer {
         line.append(String.format(Locale.ROOT, " %s %.1f", e.getKey(),
             (e.getValue() - before) * 1000.0 / n));
       }
-      line.append(String.format(Locale.ROOT, " (process %.1f)",
-          (processMillis - lastProcess) * 1000.0 / n));
+      long gcCount = 0;
+      long gcMillis = 0;
+      for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        gcCount += Math.max(0, gc.getCollectionCount());
+        gcMillis += Math.max(0, gc.getCollectionTime());
+      }
+      CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+      long jitMillis = jit != null && jit.isCompilationTimeMonitoringSupported()
+          ? jit.getTotalCompilationTime() : 0;
+      line.append(String.format(Locale.ROOT,
+          " (process %.1f); in the interval: %d GCs, %d ms of GC pauses, %d ms of JIT compiling",
+          (processMillis - lastProcess) * 1000.0 / n, gcCount - lastGcCount,
+          gcMillis - lastGcMillis, jitMillis - lastJitMillis));
+      lastGcCount = gcCount;
+      lastGcMillis = gcMillis;
+      lastJitMillis = jitMillis;
       last.clear();
       last.putAll(now);
       lastProcess = processMillis;
