@@ -160,7 +160,10 @@ public final class DdpClient implements AutoCloseable {
     return manager;
   }
 
-  /** Returns the client's name (its thread's name). */
+  /**
+   * Returns the client's name: its loop thread's name (if it has one) and the prefix of its socket
+   * threads' names.
+   */
   public String name() {
     return name;
   }
