@@ -6,7 +6,10 @@
 #   2. end to end over loopback: an embedded ChatServer, pipelined producers, and consumers of the
 #      same room stream side by side in the same run: ddpkit's ChatClient, Node ddp 0.12.1 and
 #      Node ddp.js 2.2.1 + ws; figures and ratios are printed.
-# Options: MESSAGES (20000), WARMUP (40000: C2 has compiled the Java path by then), PRODUCERS (4), NODE_LIBS (ddp,ddp.js), JMH_ARGS.
+#      The Java consumer runs once per event-loop mode, each in its own JVM: own loop (the
+#      default), direct (directExecution()) and shared pool (executor(a 2-thread pool)).
+# Options: MESSAGES (20000), WARMUP (40000: C2 has compiled the Java path by then), PRODUCERS (4), NODE_LIBS (ddp,ddp.js),
+#          JAVA_MODES (own,direct,shared), JMH_ARGS, SKIP_JMH (1: the end-to-end part only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +17,8 @@ MESSAGES=${MESSAGES:-20000}
 WARMUP=${WARMUP:-40000}
 PRODUCERS=${PRODUCERS:-4}
 NODE_LIBS=${NODE_LIBS:-ddp,ddp.js}
+JAVA_MODES=${JAVA_MODES:-own,direct,shared}
+SKIP_JMH=${SKIP_JMH:-0}
 JMH_ARGS=${JMH_ARGS:--f 1 -wi 3 -i 5 -w 2s -r 2s}
 
 echo "== machine"
@@ -30,15 +35,18 @@ JAR=benchmarks/target/benchmarks.jar
 echo "== npm install (benchmarks/node)"
 (cd benchmarks/node && npm ci --no-audit --no-fund --loglevel=error)
 
-echo "== JMH, in memory ($JMH_ARGS)"
-echo "load: $(uptime)"
-# shellcheck disable=SC2086
-java -jar "$JAR" 'dev.ddpkit.bench.throughput.InboundBenchmark' $JMH_ARGS
-echo "load: $(uptime)"
+if [ "$SKIP_JMH" != 1 ]; then
+  echo "== JMH, in memory ($JMH_ARGS)"
+  echo "load: $(uptime)"
+  # shellcheck disable=SC2086
+  java -jar "$JAR" 'dev.ddpkit.bench.throughput.InboundBenchmark' $JMH_ARGS
+  echo "load: $(uptime)"
+fi
 
 echo "== end to end over loopback, side by side"
 echo "load: $(uptime)"
+echo "\$ java -cp $JAR dev.ddpkit.bench.throughput.EndToEndThroughput --messages $MESSAGES --warmup $WARMUP --producers $PRODUCERS --node-libs $NODE_LIBS --java-modes $JAVA_MODES --node-script benchmarks/node/consume.js"
 java -cp "$JAR" dev.ddpkit.bench.throughput.EndToEndThroughput \
     --messages "$MESSAGES" --warmup "$WARMUP" --producers "$PRODUCERS" \
-    --node-libs "$NODE_LIBS" --node-script benchmarks/node/consume.js
+    --node-libs "$NODE_LIBS" --java-modes "$JAVA_MODES" --node-script benchmarks/node/consume.js
 echo "load: $(uptime)"

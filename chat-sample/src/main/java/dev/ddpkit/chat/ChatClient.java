@@ -151,6 +151,9 @@ public final class ChatClient implements AutoCloseable {
     if (b.executor != null) {
       db.executor(b.executor);
     }
+    if (b.direct) {
+      db.directExecution();
+    }
     this.ddp = db.build();
     ddp.onReconnect(client -> onReconnect());
     // The revived room streams count as caught up only once the DDP resync swapped them in.
@@ -1033,6 +1036,7 @@ public final class ChatClient implements AutoCloseable {
     private Scheduler scheduler;
     private javax.net.ssl.SSLContext sslContext;
     private java.util.concurrent.Executor executor;
+    private boolean direct;
     private Clock clock = Clock.systemUTC();
     private RandomIds ids = RandomIds.secure();
     private String name;
@@ -1201,6 +1205,18 @@ public final class ChatClient implements AutoCloseable {
      */
     public Builder executor(java.util.concurrent.Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Runs the DDP client's event loop on no thread of its own ({@link
+     * DdpClient.Builder#directExecution()}): a connected client costs the socket's two threads
+     * only, and each frame is handled on the socket's reader thread. The {@link ChatListener} is
+     * then called on the socket's thread, the scheduler's thread or the thread calling this
+     * client, and must not block. Conflicts with {@link #executor}: {@link #build()} refuses both.
+     */
+    public Builder directExecution() {
+      this.direct = true;
       return this;
     }
 

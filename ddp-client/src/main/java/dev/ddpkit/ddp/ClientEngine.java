@@ -348,7 +348,8 @@ final class ClientEngine {
 
     @Override
     public void onMessage(String text) {
-      loop.execute(
+      // The socket's thread holds no lock here: in direct mode it may wait for its turn.
+      loop.executeInbound(
           () -> {
             if (g == gen) {
               onFrame(text);

@@ -23,7 +23,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,8 +38,24 @@ import org.slf4j.LoggerFactory;
  * the client runs the {@link ReconnectHook}s (log in with a resume token), re-sends every live
  * subscription and every unanswered call, and resynchronises its collections in one step.
  *
- * <p>All work runs on one event-loop thread per client. Public methods may be called from any
- * thread.
+ * <p><b>Threads.</b> The client's work runs on one event loop, one task at a time and in order, so
+ * listeners are called one at a time and in order. Public methods may be called from any thread.
+ * Where the loop runs is chosen at build time:
+ *
+ * <ul>
+ *   <li>by default, a thread of the client's own (named after the client), fed by the socket's
+ *       threads: 3 threads per connected client with the socket's two;
+ *   <li>{@link Builder#executor(Executor)}: an executor the caller owns, such as a pool shared by
+ *       many clients (2 threads per connected client, plus the pool's);
+ *   <li>{@link Builder#directExecution()}: no executor at all; each task runs on the thread that
+ *       gave rise to it, mostly the socket's reader thread (2 threads per connected client, no
+ *       hand-off per frame).
+ * </ul>
+ *
+ * <p>In every mode the listeners (status, stream, collection, subscription and call futures'
+ * dependents run where the future is completed) are called on the event loop and must return
+ * quickly and never wait for the client (a {@code join()} on one of its futures, say): while one
+ * runs, no frame of this client is handled.
  *
  * <p>Protocol notes: DDP version 1 is proposed, with {@code pre2} and {@code pre1} as fallbacks; a
  * {@code failed} naming one of them is answered at once by a new connection with that version,
@@ -65,6 +83,7 @@ public final class DdpClient implements AutoCloseable {
   private final EventLoop loop;
   private final ClientEngine engine;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final CountDownLatch shutdownDone = new CountDownLatch(1);
   private final AtomicLong methodIds = new AtomicLong();
   private final SecureRandom random = new SecureRandom();
 
@@ -82,7 +101,10 @@ public final class DdpClient implements AutoCloseable {
                 .scheduler(b.scheduler)
                 .name(name)
                 .build();
-    this.loop = b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.ownThread(name);
+    this.loop =
+        b.direct
+            ? EventLoop.direct(name)
+            : b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.ownThread(name);
     TransportFactory transports =
         b.transportFactory != null
             ? b.transportFactory
@@ -143,7 +165,10 @@ public final class DdpClient implements AutoCloseable {
     return manager;
   }
 
-  /** Returns the client's name (its thread's name). */
+  /**
+   * Returns the client's name: its loop thread's name (if it has one) and the prefix of its socket
+   * threads' names.
+   */
   public String name() {
     return name;
   }
@@ -312,13 +337,20 @@ public final class DdpClient implements AutoCloseable {
 
   /**
    * Closes the connection for good, fails every pending call and subscription with a {@link
-   * DdpException}, and stops the client's thread. Waits (up to a few seconds) for the client's
-   * thread and its socket threads to end, unless called on the client's own thread.
+   * DdpException}, and stops the client's thread. Waits (up to a few seconds) for the shutdown to
+   * have run on the event loop and for the client's thread and its socket threads to end, unless
+   * called on the event loop (from a listener): then the socket's threads end just after the
+   * listener returns, and this returns at once, so a listener on the socket's reader thread never
+   * waits for its own thread to end.
    */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
-      loop.run(engine::shutdown);
+      loop.run(
+          () -> {
+            engine.shutdown();
+            shutdownDone.countDown();
+          });
       loop.shutdown();
     }
     if (loop.inLoop()) {
@@ -326,7 +358,10 @@ public final class DdpClient implements AutoCloseable {
     }
     try {
       long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
-      boolean ended = loop.awaitTermination(CLOSE_WAIT);
+      // On a shared executor or in direct mode, another thread may still be running the loop's
+      // earlier tasks: the shutdown (which retires the socket awaited below) runs after them.
+      boolean ended = shutdownDone.await(CLOSE_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+      ended &= loop.awaitTermination(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
       ended &= engine.awaitTransports(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
       if (!ended) {
         log.warn("{}: some threads did not end within {} s of close()", name,
@@ -379,6 +414,7 @@ public final class DdpClient implements AutoCloseable {
     private String name;
     private TransportFactory transportFactory;
     private Executor executor;
+    private boolean direct;
     private Clock clock = Clock.systemUTC();
     private ObjectMapper mapper = new ObjectMapper();
 
@@ -547,11 +583,37 @@ public final class DdpClient implements AutoCloseable {
      * Runs the client's event loop on this executor instead of the client's own thread. The client
      * still runs its tasks one at a time and in order. {@code Runnable::run} makes every step run
      * on the calling thread, which with a {@link dev.ddpkit.reconnect.VirtualScheduler} makes tests
-     * fully deterministic. The executor is not shut down by {@link DdpClient#close()}. If it
-     * rejects the loop, the thread that submitted the task runs the queued tasks itself (logged).
+     * fully deterministic (for real sockets prefer {@link #directExecution()}). The executor is not
+     * shut down by {@link DdpClient#close()}. If it rejects the loop, the thread that submitted the
+     * task runs the queued tasks itself (logged). Conflicts with {@link #directExecution()}.
      */
     public Builder executor(Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * Runs the client's event loop on no thread of its own: each task runs on the thread that gave
+     * rise to it, one at a time and in order as always. A frame is handled, and the listeners it
+     * concerns are called, on the socket's reader thread ({@code <name>-ws-read}) with no hand-off
+     * to another thread; a timer (heartbeat, connect timeout, reconnect) runs on the {@linkplain
+     * #scheduler(Scheduler) scheduler}'s thread, shared by every client of the JVM by default; a
+     * public method called while the loop is idle runs on the caller's thread, and may run there
+     * what other threads queued meanwhile. So a connected client costs the two socket threads
+     * only, and no thread is left once it is closed.
+     *
+     * <p>The contract for listeners is stricter than with a thread of the client's own: they run
+     * on the socket's thread, the scheduler's thread or the calling thread, and must not block
+     * (no I/O, no waiting on this client's futures or on a lock held by a thread that calls the
+     * client): while one runs, the socket is not read, and on the scheduler's thread other
+     * clients' timers wait. Calling the client's methods from a listener, {@link DdpClient#close()}
+     * included, is fine. A frame that arrives while another thread is running the loop waits on
+     * the reader thread until that thread has handled it, so the scheduler's thread handles at
+     * most one frame per client before going back to its timers. Conflicts with {@link
+     * #executor(Executor)}.
+     */
+    public Builder directExecution() {
+      this.direct = true;
       return this;
     }
 
@@ -574,7 +636,8 @@ public final class DdpClient implements AutoCloseable {
      * Returns the client, not yet connected: call {@link DdpClient#connect()}.
      *
      * @throws IllegalStateException if no url is set, or both {@code reconnection} and {@code
-     *     reopen}, or both {@code transportFactory} and {@code sslContext} are set
+     *     reopen}, or both {@code transportFactory} and {@code sslContext}, or both {@code
+     *     executor} and {@code directExecution} are set
      */
     public DdpClient build() {
       if (url == null) {
@@ -588,6 +651,10 @@ public final class DdpClient implements AutoCloseable {
         throw new IllegalStateException(
             "sslContext applies to the default transport only: configure TLS in the "
                 + "transportFactory instead");
+      }
+      if (executor != null && direct) {
+        throw new IllegalStateException(
+            "set either executor(executor) or directExecution(), not both");
       }
       return new DdpClient(this);
     }

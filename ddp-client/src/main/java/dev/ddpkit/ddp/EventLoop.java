@@ -13,7 +13,17 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the client's tasks one at a time, in submission order, on a delegate executor: the client's
  * own named daemon thread, or an executor the user gave (for tests, {@code Runnable::run}: a task
- * submitted while another runs is queued and run right after it on the same thread).
+ * submitted while another runs is queued and run right after it on the same thread), or, in
+ * {@linkplain #direct direct} mode, the submitting thread itself.
+ *
+ * <p><b>Direct mode.</b> No executor: the thread that submits a task while the loop is idle runs it
+ * at once, and every task queued meanwhile by other threads, before it returns. A frame from the
+ * socket is then handled on the socket's reader thread with no hand-off. So that a thread that
+ * happened to start draining (the shared scheduler's, on a timer) is not kept busy by a stream of
+ * frames, a frame submitted with {@link #executeInbound} while another thread drains waits until
+ * that thread has run it: the reader reads the next frame only then, so at most one frame per
+ * socket is ever queued behind another thread's drain (and TCP, not an unbounded queue, holds the
+ * rest).
  *
  * <p>A task that throws is logged; the loop goes on. A task {@link #execute} accepted always runs:
  * the own thread is shut down only once the queue is empty after {@link #shutdown()}, and if the
@@ -26,19 +36,25 @@ final class EventLoop {
   private final Executor delegate;
   private final ThreadPoolExecutor owned;
   private final ThreadGroup group;
+  private final boolean direct;
   private final Object lock = new Object();
   private final ArrayDeque<Runnable> queue = new ArrayDeque<>(); // guarded by lock
   private boolean scheduled; // guarded by lock
   private boolean shutdown; // guarded by lock
+  private long accepted; // guarded by lock: tasks accepted so far (direct mode)
+  private long finished; // guarded by lock: tasks run so far (direct mode)
+  private int waiters; // guarded by lock: inbound submitters waiting for their task (direct mode)
   private volatile Thread runner;
   private volatile boolean warnedRejected; // one warning per loop, then debug
   private Thread[] made; // the own thread, once the executor made it
 
-  private EventLoop(String name, Executor delegate, ThreadPoolExecutor owned, ThreadGroup group) {
+  private EventLoop(
+      String name, Executor delegate, ThreadPoolExecutor owned, ThreadGroup group, boolean direct) {
     this.name = name;
     this.delegate = delegate;
     this.owned = owned;
     this.group = group;
+    this.direct = direct;
   }
 
   /**
@@ -64,14 +80,27 @@ final class EventLoop {
               }
               return t;
             });
-    EventLoop loop = new EventLoop(name, executor, executor, group);
+    EventLoop loop = new EventLoop(name, executor, executor, group, false);
     loop.made = made;
     return loop;
   }
 
   /** A loop on an executor the user owns (not shut down by {@link #shutdown()}). */
   static EventLoop on(String name, Executor executor) {
-    return new EventLoop(name, executor, null, null);
+    return new EventLoop(name, executor, null, null, false);
+  }
+
+  /**
+   * A loop with no thread of its own that runs its tasks on the threads that submit them (see the
+   * class comment).
+   */
+  static EventLoop direct(String name) {
+    return new EventLoop(name, Runnable::run, null, null, true);
+  }
+
+  /** Returns whether this loop runs its tasks on the submitting threads. */
+  boolean isDirect() {
+    return direct;
   }
 
   /**
@@ -79,12 +108,30 @@ final class EventLoop {
    * ({@code true}) runs, even if the delegate rejects the loop.
    */
   boolean execute(Runnable task) {
+    return submit(task, /* inbound= */ false);
+  }
+
+  /**
+   * Queues a task that carries input from the socket, for the socket's thread to call: as {@link
+   * #execute}, but in direct mode, if another thread is draining the loop, waits until that thread
+   * has run this task (see the class comment). Never waits when called on the loop itself. The
+   * caller must hold no lock that a task may need.
+   */
+  boolean executeInbound(Runnable task) {
+    return submit(task, /* inbound= */ direct);
+  }
+
+  private boolean submit(Runnable task, boolean waitTurn) {
     synchronized (lock) {
       if (shutdown) {
         return false;
       }
       queue.add(task);
+      long seq = ++accepted;
       if (scheduled) {
+        if (waitTurn && !inLoop()) {
+          awaitRun(seq);
+        }
         return true;
       }
       scheduled = true;
@@ -109,6 +156,20 @@ final class EventLoop {
     return true;
   }
 
+  /** Waits (holding the lock's monitor, released while waiting) until task {@code seq} has run. */
+  private void awaitRun(long seq) {
+    waiters++;
+    try {
+      while (finished < seq && scheduled) { // not scheduled: the drainer died of an Error
+        lock.wait();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // stop waiting; the task still runs in its turn
+    } finally {
+      waiters--;
+    }
+  }
+
   /** Runs the task now if called on the loop, else queues it. */
   void run(Runnable task) {
     if (inLoop()) {
@@ -127,10 +188,18 @@ final class EventLoop {
     Thread previous = runner;
     runner = Thread.currentThread();
     boolean stopOwned = false;
+    boolean ran = false;
     try {
       while (true) {
         Runnable task;
         synchronized (lock) {
+          if (ran) {
+            finished++;
+            if (waiters > 0) {
+              lock.notifyAll();
+            }
+          }
+          ran = true;
           task = queue.poll();
           if (task == null) {
             scheduled = false;
@@ -142,8 +211,10 @@ final class EventLoop {
           task.run();
         } catch (VirtualMachineError e) {
           synchronized (lock) {
+            finished++;
             scheduled = false;
             stopOwned = shutdown;
+            lock.notifyAll();
           }
           throw e;
         } catch (RuntimeException | Error e) {

@@ -63,6 +63,18 @@ class BuilderTest {
   }
 
   @Test
+  void executorAndDirectExecutionTogetherAreAConflict() {
+    assertThatThrownBy(() -> DdpClient.builder().url("ws://localhost/websocket")
+            .executor(Runnable::run).directExecution().build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("executor").hasMessageContaining("directExecution");
+    try (DdpClient c = DdpClient.builder().url("ws://localhost/websocket").directExecution()
+        .build()) {
+      assertThat(c.name()).isNotBlank();
+    }
+  }
+
+  @Test
   void sslContextAndTransportFactoryTogetherAreAConflict() throws Exception {
     DdpClient.Builder b =
         DdpClient.builder()

@@ -32,9 +32,14 @@ import java.util.stream.Stream;
  * second, how long after the server acknowledged the last message it had them all, and its own CPU
  * time per 1,000 messages; then the ratios of ddpkit's figures to each Node client's.
  *
+ * <p>The Java consumer can run once per execution mode of its event loop ({@code --java-modes}):
+ * {@code own} (the default: a loop thread of its own), {@code direct} (the loop runs on the
+ * socket's reader thread, no hand-off) and {@code shared} (a pool of 2 threads), each in a process
+ * of its own, so the modes are compared within one run.
+ *
  * <pre>java -cp benchmarks.jar dev.ddpkit.bench.throughput.EndToEndThroughput
  *     [--messages 20000] [--warmup 40000] [--producers 4] [--node-libs ddp,ddp.js]
- *     [--node-script benchmarks/node/consume.js] [--node node]</pre>
+ *     [--java-modes own,direct,shared] [--node-script benchmarks/node/consume.js] [--node node]</pre>
  */
 public final class EndToEndThroughput {
   static final String ROOM = "bench";
@@ -53,22 +58,30 @@ public final class EndToEndThroughput {
    * @param nodeScript the Node consumer script
    * @param node the node binary
    * @param backlog whether to run the backlog phase
+   * @param javaModes the Java consumers to run, one process each: {@code own}, {@code direct},
+   *     {@code shared} (see {@link JavaConsumer.Mode}); at least one
    */
   public record Config(
       int messages, int warmup, int producers, List<String> nodeLibs, Path nodeScript,
-      String node, boolean backlog) {
+      String node, boolean backlog, List<String> javaModes) {
     /** Validates the settings. */
     public Config {
       if (messages < 1 || warmup < 0 || producers < 1) {
         throw new IllegalArgumentException("messages and producers must be positive, warmup >= 0");
       }
       nodeLibs = List.copyOf(nodeLibs);
+      javaModes = List.copyOf(javaModes);
+      if (javaModes.isEmpty()) {
+        throw new IllegalArgumentException("at least one Java consumer mode is needed");
+      }
+      javaModes.forEach(JavaConsumer.Mode::fromName); // an unknown name fails here
     }
 
     /** The defaults of the script. */
     public static Config defaults() {
       return new Config(20_000, 40_000, 4, List.of("ddp", "ddp.js"),
-          Path.of("benchmarks", "node", "consume.js"), "node", true);
+          Path.of("benchmarks", "node", "consume.js"), "node", true,
+          List.of("own", "direct", "shared"));
     }
   }
 
@@ -119,6 +132,7 @@ public final class EndToEndThroughput {
     Path script = d.nodeScript();
     String node = d.node();
     boolean backlog = d.backlog();
+    List<String> javaModes = d.javaModes();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (a.equals("--no-backlog")) {
@@ -136,10 +150,11 @@ public final class EndToEndThroughput {
         case "--node-libs" -> libs = v.isBlank() || v.equals("none") ? List.of() : List.of(v.split(","));
         case "--node-script" -> script = Path.of(v);
         case "--node" -> node = v;
+        case "--java-modes" -> javaModes = List.of(v.split(","));
         default -> throw new IllegalArgumentException("unknown option " + a);
       }
     }
-    return new Config(messages, warmup, producers, libs, script, node, backlog);
+    return new Config(messages, warmup, producers, libs, script, node, backlog, javaModes);
   }
 
   /** Runs the phases; {@code log} gets progress lines. */
@@ -231,10 +246,13 @@ public final class EndToEndThroughput {
     Map<String, List<String>> out = new LinkedHashMap<>();
     String targets = targets(c);
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    out.put("reader-java", List.of(java, "-Dlogback.configurationFile=logback.xml",
-        "-cp", System.getProperty("java.class.path"), JavaConsumer.class.getName(),
-        "--url", url, "--user", "reader-java", "--password", "reader-pw", "--room", ROOM,
-        "--targets", targets));
+    for (String mode : c.javaModes()) {
+      String user = "reader-java-" + mode;
+      out.put(user, List.of(java, "-Dlogback.configurationFile=logback.xml",
+          "-cp", System.getProperty("java.class.path"), JavaConsumer.class.getName(),
+          "--url", url, "--user", user, "--password", "reader-pw", "--room", ROOM,
+          "--targets", targets, "--mode", mode));
+    }
     for (String lib : c.nodeLibs()) {
       if (!lib.equals("ddp") && !lib.equals("ddp.js")) {
         throw new IllegalArgumentException("node lib must be ddp or ddp.js: " + lib);
@@ -264,8 +282,11 @@ public final class EndToEndThroughput {
   }
 
   private static String label(String user) {
+    if (user.startsWith("reader-java-")) {
+      return "java ddpkit ChatClient ("
+          + JavaConsumer.Mode.fromName(user.substring("reader-java-".length())).label() + ")";
+    }
     return switch (user) {
-      case "reader-java" -> "java ddpkit ChatClient";
       case "reader-ddp" -> "node ddp 0.12.1";
       case "reader-ddpjs" -> "node ddp.js 2.2.1 + ws";
       default -> user;
@@ -321,24 +342,42 @@ public final class EndToEndThroughput {
 
   private static void table(String title, List<Figure> figures, boolean live, PrintStream out) {
     out.printf(Locale.ROOT, "%n%s%n", title);
-    out.printf(Locale.ROOT, "  %-24s %9s %10s %12s %16s%n", "consumer", "messages",
+    out.printf(Locale.ROOT, "  %-36s %9s %10s %12s %16s%n", "consumer", "messages",
         "msgs/s", live ? "lag ms" : "drain ms", "cpu ms/1000 msgs");
     for (Figure f : figures) {
-      out.printf(Locale.ROOT, "  %-24s %,9d %,10.0f %,12.1f %16s%n", f.consumer(), f.messages(),
+      out.printf(Locale.ROOT, "  %-36s %,9d %,10.0f %,12.1f %16s%n", f.consumer(), f.messages(),
           f.perSecond(), live ? f.lagMillis() : f.millis(),
           Double.isNaN(f.cpuMillis()) ? "-" : String.format(Locale.ROOT, "%.1f",
               f.cpuPerThousand()));
     }
-    Figure java = figures.get(0);
-    for (Figure other : figures.subList(1, figures.size())) {
-      out.printf(Locale.ROOT, "  ratio ddpkit / %s: msgs/s x%.2f", other.consumer(),
-          java.perSecond() / other.perSecond());
-      if (!Double.isNaN(java.cpuMillis()) && !Double.isNaN(other.cpuMillis())) {
-        out.printf(Locale.ROOT, ", cpu per message x%.2f",
-            java.cpuPerThousand() / other.cpuPerThousand());
-      }
-      out.println();
+    List<Figure> javas = figures.stream().filter(f -> f.consumer().startsWith("java")).toList();
+    List<Figure> others = figures.stream().filter(f -> !f.consumer().startsWith("java")).toList();
+    Figure base = javas.get(0);
+    for (Figure java : javas.subList(1, javas.size())) {
+      ratio(java, base, out); // each Java mode against the first (the default, own loop)
     }
+    for (Figure java : javas) {
+      for (Figure other : others) {
+        ratio(java, other, out);
+      }
+    }
+  }
+
+  private static void ratio(Figure a, Figure b, PrintStream out) {
+    out.printf(Locale.ROOT, "  ratio %s / %s: msgs/s x%.2f", shortLabel(a.consumer()),
+        shortLabel(b.consumer()), a.perSecond() / b.perSecond());
+    if (!Double.isNaN(a.cpuMillis()) && !Double.isNaN(b.cpuMillis())) {
+      out.printf(Locale.ROOT, ", cpu per message x%.2f", a.cpuPerThousand() / b.cpuPerThousand());
+    }
+    out.println();
+  }
+
+  /** "java ddpkit ChatClient (direct)" -> "ddpkit direct"; Node labels unchanged. */
+  private static String shortLabel(String label) {
+    if (label.startsWith("java ddpkit ChatClient (")) {
+      return "ddpkit " + label.substring("java ddpkit ChatClient (".length(), label.length() - 1);
+    }
+    return label;
   }
 
   private static void deleteTree(Path dir) throws IOException {

@@ -5,12 +5,22 @@ import dev.ddpkit.chat.ChatListener;
 import dev.ddpkit.chat.ChatMessage;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -20,10 +30,48 @@ import java.util.concurrent.locks.LockSupport;
  * target). Run by {@link EndToEndThroughput}.
  *
  * <pre>java -cp benchmarks.jar dev.ddpkit.bench.throughput.JavaConsumer
- *     --url ws://127.0.0.1:PORT/websocket --user U --password P --room R --targets 100,2100</pre>
+ *     --url ws://127.0.0.1:PORT/websocket --user U --password P --room R --targets 100,2100
+ *     [--mode own|direct|shared]</pre>
  */
 public final class JavaConsumer {
+  /** The size of the pool in {@link Mode#SHARED}. */
+  static final int SHARED_THREADS = 2;
+
   private JavaConsumer() {}
+
+  /** Where the client's event loop runs. */
+  public enum Mode {
+    /** The default: a loop thread of its own, fed by the socket's reader thread. */
+    OWN("own", "own loop"),
+    /** {@code directExecution()}: the loop runs on the socket's reader thread, no hand-off. */
+    DIRECT("direct", "direct"),
+    /** {@code executor(pool)}: a fixed pool of {@value #SHARED_THREADS} threads. */
+    SHARED("shared", "shared pool");
+
+    private final String cliName;
+    private final String label;
+
+    Mode(String cliName, String label) {
+      this.cliName = cliName;
+      this.label = label;
+    }
+
+    /** The label in the report. */
+    public String label() {
+      return label;
+    }
+
+    /** The mode called {@code name}; IllegalArgumentException naming the known ones if none. */
+    public static Mode fromName(String name) {
+      for (Mode m : values()) {
+        if (m.cliName.equals(name)) {
+          return m;
+        }
+      }
+      throw new IllegalArgumentException("unknown Java consumer mode '" + name
+          + "' (known: own, direct, shared)");
+    }
+  }
 
   /** Runs the consumer; exits 0 after the last target, 2 on bad arguments or a failed join. */
   public static void main(String[] argv) throws InterruptedException {
@@ -42,7 +90,7 @@ public final class JavaConsumer {
   static int run(Args a, PrintStream out) throws InterruptedException {
     CountDownLatch done = new CountDownLatch(1);
     Counter counter = new Counter(a.targets, out, done::countDown);
-    ChatClient client =
+    ChatClient.Builder b =
         ChatClient.builder()
             .url(a.url)
             .username(a.user)
@@ -51,8 +99,23 @@ public final class JavaConsumer {
             .historyLimit(0)
             .outboxCapacity(10)
             .name("bench-java-consumer")
-            .listener(counter)
-            .build();
+            .listener(counter);
+    ExecutorService pool = null;
+    switch (a.mode) {
+      case OWN -> { }
+      case DIRECT -> b.directExecution();
+      case SHARED -> {
+        AtomicInteger n = new AtomicInteger();
+        pool = Executors.newFixedThreadPool(SHARED_THREADS, r -> {
+          Thread t = new Thread(r, "bench-java-consumer-pool-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
+        b.executor(pool);
+      }
+      default -> throw new AssertionError("Unexpected mode: " + a.mode);
+    }
+    ChatClient client = b.build();
     Thread stdinWatch = new Thread(() -> awaitEof(done), "bench-stdin-watch");
     stdinWatch.setDaemon(true);
     stdinWatch.start();
@@ -73,6 +136,9 @@ public final class JavaConsumer {
       return 0;
     } finally {
       client.close();
+      if (pool != null) {
+        pool.shutdownNow();
+      }
     }
   }
 
@@ -107,6 +173,7 @@ public final class JavaConsumer {
     private final List<Long> targets;
     private final PrintStream out;
     private final Runnable done;
+    private final ThreadCpu threads = new ThreadCpu();
     private long delivered;
     private double firstOfPhase;
 
@@ -125,8 +192,10 @@ public final class JavaConsumer {
       if (!targets.isEmpty() && delivered == targets.get(0)) {
         targets.remove(0);
         // The ChatClient drops repeats itself: it never shows one, so there is none to count.
+        double cpu = cpuMillis();
         out.printf(Locale.ROOT, "REACHED %d %.3f %.3f %.1f 0%n",
-            delivered, nowMillis(), firstOfPhase, cpuMillis());
+            delivered, nowMillis(), firstOfPhase, cpu);
+        out.println(threads.phase(delivered, cpu)); // a log line: shown by the coordinator
         out.flush();
         firstOfPhase = 0;
         if (targets.isEmpty()) {
@@ -136,14 +205,93 @@ public final class JavaConsumer {
     }
   }
 
+  /**
+   * Where the process's CPU went since the previous call, per 1,000 messages, by thread role: the
+   * socket's reader and writer threads, the event loop (own thread or pool), other Java threads, and
+   * the rest of the process (the JVM's own threads: JIT compilers, GC), which the thread MXBean does
+   * not list; with the GCs, GC pause time and JIT compile time (wall, summed over compiler
+   * threads) of the interval, which tell what that rest was.
+   */
+  static final class ThreadCpu {
+    private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    private final Map<String, Double> last = new HashMap<>();
+    private double lastProcess;
+    private long lastCount;
+    private long lastGcCount;
+    private long lastGcMillis;
+    private long lastJitMillis;
+
+    String phase(long count, double processMillis) {
+      Map<String, Double> now = new LinkedHashMap<>();
+      for (String role : List.of("ws-read", "loop", "ws-write", "other java")) {
+        now.put(role, 0.0);
+      }
+      for (ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
+        if (info == null) {
+          continue;
+        }
+        long ns = mx.getThreadCpuTime(info.getThreadId());
+        if (ns > 0) {
+          now.merge(role(info.getThreadName()), ns / 1e6, Double::sum);
+        }
+      }
+      double java = now.values().stream().mapToDouble(Double::doubleValue).sum();
+      now.put("jvm (jit, gc)", processMillis - java);
+      long n = count - lastCount;
+      StringBuilder line = new StringBuilder("cpu ms/1000 msgs by thread, last ");
+      line.append(String.format(Locale.ROOT, "%,d msgs:", n));
+      for (Map.Entry<String, Double> e : now.entrySet()) {
+        double before = last.getOrDefault(e.getKey(), 0.0);
+        line.append(String.format(Locale.ROOT, " %s %.1f", e.getKey(),
+            (e.getValue() - before) * 1000.0 / n));
+      }
+      long gcCount = 0;
+      long gcMillis = 0;
+      for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        gcCount += Math.max(0, gc.getCollectionCount());
+        gcMillis += Math.max(0, gc.getCollectionTime());
+      }
+      CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+      long jitMillis = jit != null && jit.isCompilationTimeMonitoringSupported()
+          ? jit.getTotalCompilationTime() : 0;
+      line.append(String.format(Locale.ROOT,
+          " (process %.1f); in the interval: %d GCs, %d ms of GC pauses, %d ms of JIT compiling",
+          (processMillis - lastProcess) * 1000.0 / n, gcCount - lastGcCount,
+          gcMillis - lastGcMillis, jitMillis - lastJitMillis));
+      lastGcCount = gcCount;
+      lastGcMillis = gcMillis;
+      lastJitMillis = jitMillis;
+      last.clear();
+      last.putAll(now);
+      lastProcess = processMillis;
+      lastCount = count;
+      return line.toString();
+    }
+
+    private static String role(String thread) {
+      if (thread.endsWith("-ws-read")) {
+        return "ws-read";
+      }
+      if (thread.endsWith("-ws-write") || thread.startsWith("WebSocketWriteThread")) {
+        return "ws-write";
+      }
+      if (thread.equals("bench-java-consumer") || thread.startsWith("bench-java-consumer-pool")) {
+        return "loop";
+      }
+      return "other java";
+    }
+  }
+
   /** Command-line arguments. */
-  record Args(String url, String user, String password, String room, List<Long> targets) {
+  record Args(String url, String user, String password, String room, List<Long> targets,
+      Mode mode) {
     static Args parse(String[] argv) {
       String url = null;
       String user = null;
       String password = null;
       String room = null;
       List<Long> targets = new ArrayList<>();
+      Mode mode = Mode.OWN;
       for (int i = 0; i < argv.length; i += 2) {
         if (i + 1 >= argv.length) {
           throw new IllegalArgumentException("missing value for " + argv[i]);
@@ -154,6 +302,7 @@ public final class JavaConsumer {
           case "--user" -> user = v;
           case "--password" -> password = v;
           case "--room" -> room = v;
+          case "--mode" -> mode = Mode.fromName(v);
           case "--targets" -> {
             for (String t : v.split(",")) {
               targets.add(Long.parseLong(t.trim()));
@@ -166,7 +315,7 @@ public final class JavaConsumer {
         throw new IllegalArgumentException(
             "usage: --url U --user U --password P --room R --targets N,M,...");
       }
-      return new Args(url, user, password, room, List.copyOf(targets));
+      return new Args(url, user, password, room, List.copyOf(targets), mode);
     }
   }
 }

@@ -20,34 +20,55 @@ class EndToEndThroughputSmokeTest {
   @Timeout(value = 90, unit = SECONDS)
   void tinyRunComputesEveryFigure() throws Exception {
     EndToEndThroughput.Config c = new EndToEndThroughput.Config(
-        200, 50, 2, List.of(), Path.of("unused.js"), "node", true);
+        200, 50, 2, List.of(), Path.of("unused.js"), "node", true, List.of("own", "direct"));
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     EndToEndThroughput.Report r =
         EndToEndThroughput.run(c, new PrintStream(log, true, StandardCharsets.UTF_8));
 
     assertThat(r.liveServerPerSecond()).isPositive().isFinite();
-    assertThat(r.live()).hasSize(1);
-    assertThat(r.backlog()).hasSize(1);
-    for (EndToEndThroughput.Figure f : List.of(r.live().get(0), r.backlog().get(0))) {
+    assertThat(r.live()).hasSize(2);
+    assertThat(r.backlog()).hasSize(2);
+    for (EndToEndThroughput.Figure f : concat(r.live(), r.backlog())) {
       assertThat(f.messages()).isEqualTo(200);
       assertThat(f.perSecond()).isPositive().isFinite();
       assertThat(f.cpuPerThousand()).isFinite().isNotNegative();
     }
-    assertThat(r.live().get(0).lagMillis()).isFinite();
+    assertThat(r.live()).allSatisfy(f -> assertThat(f.lagMillis()).isFinite());
 
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     EndToEndThroughput.print(c, r, new PrintStream(out, true, StandardCharsets.UTF_8));
     assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("java ddpkit ChatClient").contains("backlog").contains("msgs/s");
+        .contains("java ddpkit ChatClient (own loop)").contains("java ddpkit ChatClient (direct)")
+        .contains("ratio ddpkit direct / ddpkit own loop").contains("backlog").contains("msgs/s");
   }
 
   @Test
+  @Timeout(value = 10, unit = SECONDS)
   void parsesTheScriptOptions() {
     EndToEndThroughput.Config c = EndToEndThroughput.parse(new String[] {
-        "--messages", "1000", "--warmup", "0", "--node-libs", "ddp.js", "--no-backlog"});
+        "--messages", "1000", "--warmup", "0", "--node-libs", "ddp.js", "--no-backlog",
+        "--java-modes", "direct"});
     assertThat(c.messages()).isEqualTo(1000);
     assertThat(c.warmup()).isZero();
     assertThat(c.nodeLibs()).containsExactly("ddp.js");
     assertThat(c.backlog()).isFalse();
+    assertThat(c.javaModes()).containsExactly("direct");
+    assertThat(EndToEndThroughput.Config.defaults().javaModes())
+        .containsExactly("own", "direct", "shared");
+  }
+
+  @Test
+  @Timeout(value = 10, unit = SECONDS)
+  void anUnknownJavaModeIsRefused() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> EndToEndThroughput.parse(
+            new String[] {"--java-modes", "own,turbo"}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("turbo");
+  }
+
+  private static List<EndToEndThroughput.Figure> concat(
+      List<EndToEndThroughput.Figure> a, List<EndToEndThroughput.Figure> b) {
+    java.util.ArrayList<EndToEndThroughput.Figure> all = new java.util.ArrayList<>(a);
+    all.addAll(b);
+    return all;
   }
 }

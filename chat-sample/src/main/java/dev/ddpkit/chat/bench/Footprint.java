@@ -37,7 +37,11 @@ public final class Footprint {
     /** {@code DdpClient} with its defaults: its own event-loop thread. */
     DDP("ddp"),
     /** {@code DdpClient}s whose event loops share one fixed pool ({@code executor(...)}). */
-    DDP_SHARED("ddp-shared");
+    DDP_SHARED("ddp-shared"),
+    /** {@code ChatClient} with {@code directExecution()}: no event-loop thread. */
+    CHAT_DIRECT("chat-direct"),
+    /** {@code DdpClient} with {@code directExecution()}: no event-loop thread. */
+    DDP_DIRECT("ddp-direct");
 
     private final String cliName;
 
@@ -58,7 +62,7 @@ public final class Footprint {
         }
       }
       throw new IllegalArgumentException("unknown mode '" + name + "' (known: chat, ddp,"
-          + " ddp-shared)");
+          + " ddp-shared, chat-direct, ddp-direct)");
     }
   }
 
@@ -136,9 +140,13 @@ public final class Footprint {
     List<CompletableFuture<?>> ready = new ArrayList<>();
     int first = into.size();
     IntConsumer add = i -> {
-      if (mode == Mode.CHAT) {
-        ChatClient c = ChatClient.builder().url(url).token(token).room(room).historyLimit(0)
-            .name("footprint-" + i).build();
+      if (mode == Mode.CHAT || mode == Mode.CHAT_DIRECT) {
+        ChatClient.Builder cb = ChatClient.builder().url(url).token(token).room(room)
+            .historyLimit(0).name("footprint-" + i);
+        if (mode == Mode.CHAT_DIRECT) {
+          cb.directExecution();
+        }
+        ChatClient c = cb.build();
         into.add(c);
         c.start();
         ready.add(c.loggedIn());
@@ -146,6 +154,9 @@ public final class Footprint {
         DdpClient.Builder b = DdpClient.builder().url(url).name("footprint-" + i);
         if (pool != null) {
           b.executor(pool);
+        }
+        if (mode == Mode.DDP_DIRECT) {
+          b.directExecution();
         }
         DdpClient c = b.build();
         into.add(c);
@@ -163,7 +174,7 @@ public final class Footprint {
     try {
       CompletableFuture.allOf(ready.toArray(new CompletableFuture<?>[0]))
           .get(READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      if (mode == Mode.CHAT) {
+      if (mode == Mode.CHAT || mode == Mode.CHAT_DIRECT) {
         awaitJoined(into.subList(first, into.size()));
       }
     } catch (Exception e) {

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The footprint benchmark's command: {@code java -cp ddpkit.jar
  * dev.ddpkit.chat.bench.FootprintCommand [--steps 100,250,500,1000] [--modes chat,ddp,ddp-shared]
- * [--shared-threads 2]}. Starts {@link FootprintServer} in a child JVM, measures each mode with
+ * [--shared-threads 2]} (modes: chat, ddp, ddp-shared, chat-direct, ddp-direct). Starts {@link FootprintServer} in a child JVM, measures each mode with
  * {@link Footprint}, and prints one table per mode.
  */
 public final class FootprintCommand {
@@ -95,6 +95,10 @@ public final class FootprintCommand {
       case DDP -> "mode ddp: DdpClient defaults (own event-loop thread per client)";
       case DDP_SHARED -> "mode ddp-shared: DdpClient with executor(a fixed pool of " + shared
           + " threads shared by all clients)";
+      case CHAT_DIRECT -> "mode chat-direct: ChatClient with directExecution() (no event-loop"
+          + " thread: frames handled on the socket's reader thread)";
+      case DDP_DIRECT -> "mode ddp-direct: DdpClient with directExecution() (no event-loop"
+          + " thread: frames handled on the socket's reader thread)";
     };
   }
 

@@ -217,7 +217,7 @@ public final class WebSocketTransportFactory implements TransportFactory {
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
       long deadline = System.nanoTime() + timeout.toNanos();
       if (ended.await(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-        return awaitWriter(deadline);
+        return awaitReader(deadline) && awaitWriter(deadline);
       }
       Socket s;
       synchronized (lock) {
@@ -227,7 +227,24 @@ public final class WebSocketTransportFactory implements TransportFactory {
         closeQuietly(s); // the last resort: unblock the read thread
       }
       return ended.await(Math.max(1, timeout.toNanos() / 2), TimeUnit.NANOSECONDS)
+          && awaitReader(System.nanoTime() + timeout.toNanos() / 2)
           && awaitWriter(System.nanoTime() + timeout.toNanos() / 2);
+    }
+
+    /**
+     * The latch is counted down in the read thread's last lines, just before it ends: join it, so
+     * that "terminated" means no thread of this connection is alive (unless called on it).
+     */
+    private boolean awaitReader(long deadlineNanos) throws InterruptedException {
+      Thread r = client.readThread;
+      if (r == null || r == Thread.currentThread()) {
+        return true;
+      }
+      long left = deadlineNanos - System.nanoTime();
+      if (left > 0) {
+        TimeUnit.NANOSECONDS.timedJoin(r, left);
+      }
+      return !r.isAlive();
     }
 
     /** The write thread ends once the read thread has interrupted it on close. */

@@ -451,8 +451,9 @@ public final class TestDdpServer implements AutoCloseable {
         if (json.has("id")) {
           pong.set("id", json.get("id"));
         }
-        c.send(pong);
+        // Counted first: a client that has the pong may read the counter at once.
         counters.get(Counter.PINGS_ANSWERED).incrementAndGet();
+        c.send(pong);
       }
       case "pong" -> {
         // Answers to pings a test sent; recorded above, nothing else to do.

@@ -1,0 +1,223 @@
+package dev.ddpkit.ddp.loopback;
+
+import static dev.ddpkit.ddp.loopback.Loopback.PATIENCE;
+import static dev.ddpkit.ddp.loopback.Loopback.eventually;
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.ddpkit.ddp.CallOptions;
+import dev.ddpkit.ddp.CollectionListener;
+import dev.ddpkit.ddp.DdpStatus;
+import dev.ddpkit.ddp.Subscription;
+import dev.ddpkit.ddp.testserver.ServerSubscription;
+import dev.ddpkit.ddp.testserver.TestDdpServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code directExecution()} on real sockets: no thread of the client's own (the socket's two while
+ * connected, none once closed; the fixture fails a test that leaves one), frames handled on the
+ * socket's reader thread, the heartbeat on the scheduler's thread, and the reconnect sequence
+ * (login hook, same subscription id, resync) as in the default mode.
+ */
+@Timeout(value = 40, unit = SECONDS)
+class DirectExecutionTest {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  @Test
+  void reconnectsLogsInAndResubscribesWithOnlyTheSocketsTwoThreads() throws Exception {
+    try (Loopback lb = new Loopback()) {
+      TestDdpServer server = lb.server();
+      server.onMethodReturn("login", params -> TextNode.valueOf("user-1"));
+      server.publish("items", sub -> {
+        sub.added("items", "a", doc("a"));
+        sub.ready();
+      });
+      Loopback.Client c = lb.client(server.uri(), b -> b.directExecution());
+      List<String> listenerThreads = new CopyOnWriteArrayList<>();
+      c.ddp.onReconnect(
+          client -> client.call("login", List.of(Map.of("resume", "token-1")), CallOptions.WAIT));
+      c.connected();
+      Subscription sub = c.ddp.subscribe("items");
+      sub.ready().get(PATIENCE.toSeconds(), SECONDS);
+      c.ddp.collection("items").addListener(new CollectionListener() {
+        @Override
+        public void onAdded(String collection, String id, ObjectNode fields) {
+          listenerThreads.add(Thread.currentThread().getName());
+        }
+      });
+
+      assertThat(Loopback.threadsNamed(c.name))
+          .as("a connected client in direct mode: the socket's two threads, no loop thread")
+          .containsExactlyInAnyOrder(c.name + "-ws-read", c.name + "-ws-write");
+      Set<Thread> firstSocketThreads = threadsOf(c.name);
+      String firstSession = server.connections().get(0).session();
+
+      server.closeAbruptly();
+      eventually().until(() -> c.ddp.stats().reconnects() == 1 && c.ddp.status().connected());
+      eventually().until(() -> server.subscriptions().stream()
+          .filter(s -> s.connection().id() == 2 && s.name().equals("items")).count() == 1);
+      ServerSubscription revived = server.subscriptions().stream()
+          .filter(s -> s.connection().id() == 2).findFirst().orElseThrow();
+      assertThat(revived.id()).as("re-subscribed with its own id").isEqualTo(sub.id());
+      assertThat(server.awaitFrame(f -> f.connectionId() == 2 && f.msg().equals("connect"),
+              PATIENCE).json().path("session").asText())
+          .as("the reconnect's connect carries the first session id").isEqualTo(firstSession);
+      assertThat(server.count(dev.ddpkit.ddp.testserver.Counter.METHODS))
+          .as("the login hook ran on the reconnect").isEqualTo(1);
+
+      revived.added("items", "b", doc("b"));
+      eventually().until(() -> c.ddp.collection("items").snapshot().containsKey("b"));
+      eventually().until(() -> listenerThreads.contains(c.name + "-ws-read"));
+      assertThat(listenerThreads).as("collection events on the socket's reader thread")
+          .containsOnly(c.name + "-ws-read");
+
+      eventually().until(() -> firstSocketThreads.stream().noneMatch(Thread::isAlive));
+      assertThat(Loopback.threadsNamed(c.name))
+          .as("after the reconnect, still only the new socket's two threads")
+          .containsExactlyInAnyOrder(c.name + "-ws-read", c.name + "-ws-write");
+    }
+  }
+
+  @Test
+  void closeFromAStreamListenerOnTheReaderThreadReturnsAtOnceAndLeavesNoThread()
+      throws Exception {
+    try (Loopback lb = new Loopback()) {
+      TestDdpServer server = lb.server();
+      Loopback.Client c = lb.client(server.uri(), b -> b.directExecution());
+      AtomicReference<String> ranOn = new AtomicReference<>();
+      AtomicLong closeNanos = new AtomicLong(-1);
+      CompletableFuture<Void> closed = new CompletableFuture<>();
+      c.ddp.onStreamEvent("events", (collection, id, fields) -> {
+        ranOn.set(Thread.currentThread().getName());
+        long t0 = System.nanoTime();
+        c.ddp.close();
+        closeNanos.set(System.nanoTime() - t0);
+        closed.complete(null);
+      });
+      c.connected();
+      CompletableFuture<com.fasterxml.jackson.databind.JsonNode> pending = c.ddp.call("never");
+
+      ObjectNode event = TestDdpServer.message("changed").put("collection", "events")
+          .put("id", "e1");
+      event.putObject("fields").put("eventName", "x");
+      server.send(event);
+      closed.get(PATIENCE.toSeconds(), SECONDS);
+
+      assertThat(ranOn.get()).isEqualTo(c.name + "-ws-read");
+      assertThat(Duration.ofNanos(closeNanos.get()))
+          .as("close() on the reader thread does not wait for that thread to end")
+          .isLessThan(Duration.ofSeconds(2));
+      assertThat(c.ddp.status().state()).isEqualTo(DdpStatus.State.OFFLINE);
+      assertThat(pending).isCompletedExceptionally();
+      eventually().until(() -> Loopback.threadsNamed(c.name).isEmpty());
+    }
+  }
+
+  @Test
+  void closeFromAnotherThreadWaitsForTheSocketThreads() throws Exception {
+    try (Loopback lb = new Loopback()) {
+      TestDdpServer server = lb.server();
+      Loopback.Client c = lb.client(server.uri(), b -> b.directExecution()).connected();
+      assertThat(Loopback.threadsNamed(c.name)).hasSize(2);
+
+      c.ddp.close();
+
+      // No await: close() itself waited for the shutdown and for both socket threads.
+      assertThat(Loopback.threadsNamed(c.name)).isEmpty();
+      assertThat(c.ddp.status().state()).isEqualTo(DdpStatus.State.OFFLINE);
+    }
+  }
+
+  @Test
+  void closeWhileTheReaderThreadIsInAListenerReturnsOnlyOnceTheShutdownHasRun()
+      throws Exception {
+    try (Loopback lb = new Loopback()) {
+      TestDdpServer server = lb.server();
+      Loopback.Client c = lb.client(server.uri(), b -> b.directExecution());
+      java.util.concurrent.CountDownLatch inListener = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      c.ddp.onStreamEvent("events", (collection, id, fields) -> {
+        inListener.countDown();
+        try {
+          release.await(PATIENCE.toSeconds(), SECONDS); // a slow listener, released below
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      c.connected();
+      ObjectNode event = TestDdpServer.message("changed").put("collection", "events")
+          .put("id", "e1");
+      event.putObject("fields").put("eventName", "x");
+      server.send(event);
+      assertThat(inListener.await(PATIENCE.toSeconds(), SECONDS)).isTrue();
+
+      Thread closer = new Thread(c.ddp::close, "direct-test-closer");
+      closer.setDaemon(true);
+      closer.start();
+      // close() queued the shutdown behind the listener's frame and waits for it to run.
+      eventually().until(() -> closer.getState() == Thread.State.TIMED_WAITING
+          || !closer.isAlive());
+      assertThat(closer.isAlive()).as("close() still waiting").isTrue();
+      assertThat(c.ddp.status().connected()).isTrue();
+
+      release.countDown();
+      closer.join(PATIENCE.toMillis());
+      assertThat(closer.isAlive()).isFalse();
+      assertThat(c.ddp.status().state()).isEqualTo(DdpStatus.State.OFFLINE);
+      assertThat(Loopback.threadsNamed(c.name))
+          .as("close() returned after the socket threads ended").isEmpty();
+    }
+  }
+
+  @Test
+  void aHalfOpenSocketIsDroppedByTheHeartbeatOnTheSchedulerThreadThenRedialed()
+      throws Exception {
+    try (Loopback lb = new Loopback()) {
+      TestDdpServer server = lb.server();
+      server.onMethodReturn("echo", params -> params.get(0));
+      Loopback.Client c = lb.client(server.uri(), b -> b.directExecution());
+      List<String> droppedOn = new CopyOnWriteArrayList<>();
+      c.ddp.addStatusListener(s -> {
+        if (!s.connected() && s.reason().contains("heartbeat")) {
+          droppedOn.add(Thread.currentThread().getName());
+        }
+      });
+      c.connected();
+
+      server.blackhole(true);
+      eventually().until(() -> c.ddp.stats().heartbeatTimeouts() == 1);
+      eventually().until(() -> !droppedOn.isEmpty());
+      assertThat(droppedOn.get(0))
+          .as("the timeout fired, and the status listener ran, on the shared scheduler's thread")
+          .isEqualTo("ddpkit-reconnect");
+
+      server.blackhole(false);
+      eventually().until(() -> c.ddp.stats().reconnects() == 1 && c.ddp.status().connected());
+      assertThat(c.ddp.call("echo", "back").get(PATIENCE.toSeconds(), SECONDS))
+          .isEqualTo(TextNode.valueOf("back"));
+      assertThat(Loopback.threadsNamed(c.name)).hasSize(2);
+    }
+  }
+
+  private static Set<Thread> threadsOf(String name) {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.isAlive() && t.getName().startsWith(name + "-"))
+        .collect(java.util.stream.Collectors.toSet());
+  }
+
+  private static ObjectNode doc(String id) {
+    return NODES.objectNode().put("name", "item " + id);
+  }
+}
