@@ -25,12 +25,20 @@ import org.slf4j.LoggerFactory;
  * socket is ever queued behind another thread's drain (and TCP, not an unbounded queue, holds the
  * rest).
  *
+ * <p><b>A bounded backlog.</b> On a thread of its own or an executor, a frame submitted with {@link
+ * #executeInbound} when more than {@link #MAX_QUEUED} tasks wait makes the socket's reader wait
+ * until the loop is down to half that: a server that sends faster than the application handles
+ * (or a listener that blocks) is held back by TCP, not buffered in the heap without limit.
+ *
  * <p>A task that throws is logged; the loop goes on. A task {@link #execute} accepted always runs:
  * the own thread is shut down only once the queue is empty after {@link #shutdown()}, and if the
  * delegate rejects the loop, the caller that found it rejected runs the queued tasks itself.
  */
 final class EventLoop {
   private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
+
+  /** Past this many queued tasks, a frame's submitter waits (see the class comment). */
+  static final int MAX_QUEUED = 1024;
 
   private final String name;
   private final Executor delegate;
@@ -118,10 +126,10 @@ final class EventLoop {
    * caller must hold no lock that a task may need.
    */
   boolean executeInbound(Runnable task) {
-    return submit(task, /* inbound= */ direct);
+    return submit(task, /* inbound= */ true);
   }
 
-  private boolean submit(Runnable task, boolean waitTurn) {
+  private boolean submit(Runnable task, boolean inbound) {
     synchronized (lock) {
       if (shutdown) {
         return false;
@@ -129,8 +137,12 @@ final class EventLoop {
       queue.add(task);
       long seq = ++accepted;
       if (scheduled) {
-        if (waitTurn && !inLoop()) {
-          awaitRun(seq);
+        if (inbound && !inLoop()) {
+          if (direct) {
+            awaitRun(seq);
+          } else if (queue.size() > MAX_QUEUED) {
+            awaitBacklog();
+          }
         }
         return true;
       }
@@ -161,6 +173,24 @@ final class EventLoop {
     waiters++;
     try {
       while (finished < seq && scheduled) { // not scheduled: the drainer died of an Error
+        lock.wait();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // stop waiting; the task still runs in its turn
+    } finally {
+      waiters--;
+    }
+  }
+
+  /**
+   * Waits (the lock's monitor released while waiting) until the queue is down to half of {@link
+   * #MAX_QUEUED}, the loop is shut down, or its drain died of an Error.
+   */
+  private void awaitBacklog() {
+    log.debug("{}: {} tasks queued; the socket's reader waits for the loop", name, queue.size());
+    waiters++;
+    try {
+      while (queue.size() > MAX_QUEUED / 2 && scheduled && !shutdown) {
         lock.wait();
       }
     } catch (InterruptedException e) {
@@ -239,6 +269,7 @@ final class EventLoop {
     synchronized (lock) {
       shutdown = true;
       idle = !scheduled;
+      lock.notifyAll(); // a reader waiting on the backlog stops waiting
     }
     if (idle) {
       stopOwned();
