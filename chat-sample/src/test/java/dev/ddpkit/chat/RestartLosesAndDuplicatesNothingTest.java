@@ -65,6 +65,8 @@ class RestartLosesAndDuplicatesNothingTest {
         assertThat(r.ids()).as("client %d sees each message of its room once", i)
             .containsExactlyInAnyOrderElementsOf(expected);
         assertThat(r.duplicates()).isZero();
+        assertThat(r.messages).as("client %d sees its room in the server's order", i)
+            .isSortedAccordingTo(RoomTimeline.ORDER);
         assertThat(r.errors).isEmpty();
         assertThat(clients.get(i).stats().logins()).as("logged in again").isGreaterThanOrEqualTo(2);
       }
