@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -154,5 +156,50 @@ class VirtualSchedulerTest {
     assertThat(ran).isEmpty();
     assertThat(clock.pendingTasks()).isEqualTo(2);
     assertThat(clock.nextDeadline()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
+  }
+  @Test
+  void thousandsOfTasksWithTiesAndCancelsRunInDeadlineThenSchedulingOrder() {
+    // A reference model: sort the survivors by (deadline, order of scheduling). Few distinct
+    // deadlines make many ties; cancelling from anywhere in the heap exercises its removal.
+    SplittableRandom random = new SplittableRandom(7);
+    List<long[]> expected = new ArrayList<>();
+    List<Cancellable> toCancel = new ArrayList<>();
+    List<Long> order = new ArrayList<>();
+    for (int i = 0; i < 5_000; i++) {
+      long deadline = random.nextInt(200);
+      long id = i;
+      Cancellable c = clock.schedule(Duration.ofMillis(deadline), () -> order.add(id));
+      if (random.nextInt(3) == 0) {
+        toCancel.add(c);
+      } else {
+        expected.add(new long[] {deadline, id});
+      }
+    }
+    // Cancelled once all are in, so that most leave from the middle of the heap.
+    toCancel.forEach(Cancellable::cancel);
+    expected.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
+    assertThat(clock.pendingTasks()).isEqualTo(expected.size());
+
+    assertThat(clock.advance(Duration.ofSeconds(1))).isEqualTo(expected.size());
+
+    assertThat(order).containsExactlyElementsOf(expected.stream().map(e -> e[1]).toList());
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void cancellingEveryOtherTaskLeavesNothingBehind() {
+    List<Cancellable> handles = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      handles.add(clock.schedule(Duration.ofSeconds(1 + i % 7), record("t" + i)));
+    }
+    for (int i = 0; i < handles.size(); i += 2) {
+      handles.get(i).cancel();
+    }
+    assertThat(clock.pendingTasks()).isEqualTo(500);
+    handles.forEach(Cancellable::cancel);
+    assertThat(clock.pendingTasks()).isZero();
+    assertThat(clock.nextDeadline()).isNull();
+    assertThat(clock.advance(Duration.ofSeconds(10))).isZero();
+    assertThat(ran).isEmpty();
   }
 }
