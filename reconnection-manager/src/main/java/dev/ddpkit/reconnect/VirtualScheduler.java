@@ -13,6 +13,7 @@ import java.util.Objects;
  * task at the end of time ({@link Long#MAX_VALUE} nanoseconds) rather than overflowing.
  */
 public final class VirtualScheduler implements Scheduler, Ticker {
+  private static final long NANOS_PER_SECOND = 1_000_000_000L;
   private final TaskHeap heap = new TaskHeap();
   private long nowNanos;
   private long sequence;
@@ -39,12 +40,20 @@ public final class VirtualScheduler implements Scheduler, Ticker {
     return t;
   }
 
-  /** {@code now + max(0, delay)}, clamped to {@link Long#MAX_VALUE} instead of overflowing. */
+  /**
+   * {@code now + max(0, delay)}, clamped to {@link Long#MAX_VALUE} instead of overflowing. Called
+   * twice per timer, so it compares field by field instead of building a {@code Duration}: the
+   * clamp applies exactly when {@code delay >= Duration.ofNanos(Long.MAX_VALUE - now)}.
+   */
   static long plusSaturated(long now, Duration delay) {
     if (delay.isNegative()) {
       return now;
     }
-    if (delay.compareTo(Duration.ofNanos(Long.MAX_VALUE - now)) >= 0) {
+    long room = Long.MAX_VALUE - now;
+    long roomSeconds = Math.floorDiv(room, NANOS_PER_SECOND);
+    long roomNanos = Math.floorMod(room, NANOS_PER_SECOND);
+    long seconds = delay.getSeconds();
+    if (seconds > roomSeconds || (seconds == roomSeconds && delay.getNano() >= roomNanos)) {
       return Long.MAX_VALUE;
     }
     return now + delay.toNanos();

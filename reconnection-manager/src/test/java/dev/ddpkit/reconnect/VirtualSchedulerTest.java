@@ -202,4 +202,30 @@ class VirtualSchedulerTest {
     assertThat(clock.advance(Duration.ofSeconds(10))).isZero();
     assertThat(ran).isEmpty();
   }
+  @Test
+  void plusSaturatedAgreesWithTheDurationFormulaAtEveryEdge() {
+    long max = Long.MAX_VALUE;
+    long[] nows = {0, 1, 999_999_999, 1_000_000_000, 5_000_000_001L, max - 1_000_000_000L, max - 1,
+        max, -1, -1_000_000_001L, Long.MIN_VALUE};
+    List<Duration> delays = new ArrayList<>(List.of(Duration.ZERO, Duration.ofNanos(1),
+        Duration.ofNanos(-1), Duration.ofSeconds(5), Duration.ofSeconds(Long.MAX_VALUE),
+        Duration.ofSeconds(Long.MIN_VALUE), Duration.ofNanos(max)));
+    for (long now : nows) {
+      long room = max - now;
+      for (long near = -2; near <= 2; near++) {
+        delays.add(Duration.ofNanos(room).plusNanos(near));
+      }
+    }
+    for (long now : nows) {
+      for (Duration d : delays) {
+        long expected =
+            d.isNegative()
+                ? now
+                : d.compareTo(Duration.ofNanos(max - now)) >= 0 ? max : now + d.toNanos();
+        assertThat(VirtualScheduler.plusSaturated(now, d))
+            .as("%d + %s", now, d)
+            .isEqualTo(expected);
+      }
+    }
+  }
 }
