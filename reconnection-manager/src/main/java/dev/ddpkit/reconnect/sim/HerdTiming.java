@@ -90,9 +90,14 @@ public record HerdTiming(Duration wall, Duration processCpu, Duration threadCpu)
     }
 
     private static long processCpuNanos() {
-      // The com.sun.management extension is in every OpenJDK build; another JVM may lack it.
-      if (OS instanceof com.sun.management.OperatingSystemMXBean sun) {
-        return sun.getProcessCpuTime();
+      // The com.sun.management extension is in every OpenJDK build; a runtime without the
+      // jdk.management module lacks it, and the run time is then reported without it.
+      try {
+        if (OS instanceof com.sun.management.OperatingSystemMXBean sun) {
+          return sun.getProcessCpuTime();
+        }
+      } catch (LinkageError e) {
+        return -1;
       }
       return -1;
     }
