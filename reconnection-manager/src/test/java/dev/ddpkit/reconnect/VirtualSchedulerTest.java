@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -154,5 +156,76 @@ class VirtualSchedulerTest {
     assertThat(ran).isEmpty();
     assertThat(clock.pendingTasks()).isEqualTo(2);
     assertThat(clock.nextDeadline()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE));
+  }
+  @Test
+  void thousandsOfTasksWithTiesAndCancelsRunInDeadlineThenSchedulingOrder() {
+    // A reference model: sort the survivors by (deadline, order of scheduling). Few distinct
+    // deadlines make many ties; cancelling from anywhere in the heap exercises its removal.
+    SplittableRandom random = new SplittableRandom(7);
+    List<long[]> expected = new ArrayList<>();
+    List<Cancellable> toCancel = new ArrayList<>();
+    List<Long> order = new ArrayList<>();
+    for (int i = 0; i < 5_000; i++) {
+      long deadline = random.nextInt(200);
+      long id = i;
+      Cancellable c = clock.schedule(Duration.ofMillis(deadline), () -> order.add(id));
+      if (random.nextInt(3) == 0) {
+        toCancel.add(c);
+      } else {
+        expected.add(new long[] {deadline, id});
+      }
+    }
+    // Cancelled once all are in, so that most leave from the middle of the heap.
+    toCancel.forEach(Cancellable::cancel);
+    expected.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
+    assertThat(clock.pendingTasks()).isEqualTo(expected.size());
+
+    assertThat(clock.advance(Duration.ofSeconds(1))).isEqualTo(expected.size());
+
+    assertThat(order).containsExactlyElementsOf(expected.stream().map(e -> e[1]).toList());
+    assertThat(clock.pendingTasks()).isZero();
+  }
+
+  @Test
+  void cancellingEveryOtherTaskLeavesNothingBehind() {
+    List<Cancellable> handles = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      handles.add(clock.schedule(Duration.ofSeconds(1 + i % 7), record("t" + i)));
+    }
+    for (int i = 0; i < handles.size(); i += 2) {
+      handles.get(i).cancel();
+    }
+    assertThat(clock.pendingTasks()).isEqualTo(500);
+    handles.forEach(Cancellable::cancel);
+    assertThat(clock.pendingTasks()).isZero();
+    assertThat(clock.nextDeadline()).isNull();
+    assertThat(clock.advance(Duration.ofSeconds(10))).isZero();
+    assertThat(ran).isEmpty();
+  }
+  @Test
+  void plusSaturatedAgreesWithTheDurationFormulaAtEveryEdge() {
+    long max = Long.MAX_VALUE;
+    long[] nows = {0, 1, 999_999_999, 1_000_000_000, 5_000_000_001L, max - 1_000_000_000L, max - 1,
+        max, -1, -1_000_000_001L, Long.MIN_VALUE};
+    List<Duration> delays = new ArrayList<>(List.of(Duration.ZERO, Duration.ofNanos(1),
+        Duration.ofNanos(-1), Duration.ofSeconds(5), Duration.ofSeconds(Long.MAX_VALUE),
+        Duration.ofSeconds(Long.MIN_VALUE), Duration.ofNanos(max)));
+    for (long now : nows) {
+      long room = max - now;
+      for (long near = -2; near <= 2; near++) {
+        delays.add(Duration.ofNanos(room).plusNanos(near));
+      }
+    }
+    for (long now : nows) {
+      for (Duration d : delays) {
+        long expected =
+            d.isNegative()
+                ? now
+                : d.compareTo(Duration.ofNanos(max - now)) >= 0 ? max : now + d.toNanos();
+        assertThat(VirtualScheduler.plusSaturated(now, d))
+            .as("%d + %s", now, d)
+            .isEqualTo(expected);
+      }
+    }
   }
 }

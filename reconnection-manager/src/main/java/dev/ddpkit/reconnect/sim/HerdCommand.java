@@ -7,11 +7,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The {@code herd} command: runs the herd simulation for one or more policies and prints the
- * table and histograms (or JSON lines), optionally writing an SVG chart. It never touches {@code
+ * table, its own run time per policy and the histograms (or JSON lines), optionally writing an SVG
+ * chart. It never touches {@code
  * System.out}: the caller passes the streams, so a runnable jar calls {@code
  * HerdCommand.run(args, System.out, System.err)} and a test passes its own.
  */
@@ -30,6 +32,8 @@ public final class HerdCommand {
           "                    (default fixed,rfc,full-jitter)",
           "  --hints           1013 closes carry retry-after=<ms>, spreading the backlog at C/s",
           "  --json            one JSON object per policy per line instead of the table",
+          "  --timing          with --json: add elapsedMs, cpuMs and threadCpuMs (this machine's",
+          "                    run time, which the seed does not fix; the text always shows it)",
           "  --svg FILE        also write an SVG chart of the arrivals to FILE",
           "  --seed N          master random seed (default 42); same seed, same figures",
           "  --bucket-ms N     histogram bucket width (default 1000)",
@@ -61,13 +65,22 @@ public final class HerdCommand {
       out.println(USAGE);
       return 0;
     }
-    List<HerdResult> results = HerdSimulation.runAll(options.config, options.policies);
+    List<HerdResult> results = new ArrayList<>();
+    List<HerdTiming> timings = new ArrayList<>();
+    for (HerdPolicy p : options.policies) {
+      HerdTiming.Stopwatch stopwatch = HerdTiming.start();
+      results.add(HerdSimulation.run(options.config.withPolicy(p)));
+      timings.add(stopwatch.stop());
+    }
     if (options.json) {
-      for (HerdResult r : results) {
-        out.println(HerdReport.json(r));
+      for (int i = 0; i < results.size(); i++) {
+        out.println(
+            options.timing
+                ? HerdReport.json(results.get(i), timings.get(i))
+                : HerdReport.json(results.get(i)));
       }
     } else {
-      out.print(HerdReport.text(results));
+      out.print(HerdReport.text(results, timings));
     }
     if (options.svg != null) {
       try {
@@ -90,6 +103,7 @@ public final class HerdCommand {
     List<HerdPolicy> policies =
         List.of(HerdPolicy.FIXED, HerdPolicy.RFC, HerdPolicy.FULL_JITTER);
     boolean json;
+    boolean timing;
     boolean help;
     Path svg;
 
@@ -102,6 +116,7 @@ public final class HerdCommand {
           case "--help", "-h" -> o.help = true;
           case "--hints" -> b.hints(c.flag());
           case "--json" -> o.json = c.flag();
+          case "--timing" -> o.timing = c.flag();
           case "--clients" -> b.clients(c.intValue(1, Integer.MAX_VALUE));
           case "--capacity" -> b.capacity(c.intValue(1, Integer.MAX_VALUE));
           case "--downtime-ms" -> b.downtime(millis(c, 0));

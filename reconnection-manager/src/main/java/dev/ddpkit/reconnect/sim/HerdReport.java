@@ -116,7 +116,28 @@ public final class HerdReport {
 
   /** Returns the table followed by one histogram per result. */
   public static String text(List<HerdResult> results) {
+    return text(results, List.of());
+  }
+
+  /**
+   * Returns the table, then one run-time line per timing (in the order of the results), then one
+   * histogram per result.
+   *
+   * @throws IllegalArgumentException as {@link #table(List)}, or if there are more timings than
+   *     results
+   */
+  public static String text(List<HerdResult> results, List<HerdTiming> timings) {
+    if (timings.size() > results.size()) {
+      throw new IllegalArgumentException(
+          timings.size() + " timings for " + results.size() + " results");
+    }
     StringBuilder sb = new StringBuilder(table(results));
+    if (!timings.isEmpty()) {
+      sb.append('\n');
+    }
+    for (int i = 0; i < timings.size(); i++) {
+      sb.append(timings.get(i).line(results.get(i).policyName())).append('\n');
+    }
     for (HerdResult r : results) {
       sb.append('\n').append(histogram(r));
     }
@@ -129,6 +150,15 @@ public final class HerdReport {
    * extras; a time not reached before the horizon is {@code null}.
    */
   public static String json(HerdResult r) {
+    return json(r, null);
+  }
+
+  /**
+   * Returns {@link #json(HerdResult)} with three more keys from {@code timing}: {@code elapsedMs}
+   * (wall), {@code cpuMs} (every thread of the process) and {@code threadCpuMs} (the simulation
+   * thread), -1 where the JVM does not report it. A {@code null} timing adds nothing.
+   */
+  public static String json(HerdResult r, HerdTiming timing) {
     HerdConfig c = r.config();
     StringBuilder sb = new StringBuilder("{");
     field(sb, "policy", quote(r.policyName()));
@@ -154,6 +184,11 @@ public final class HerdReport {
     field(sb, "latencyMs", c.latency().toMillis());
     field(sb, "bucketMs", c.bucket().toMillis());
     field(sb, "horizonMs", c.horizon().toMillis());
+    if (timing != null) {
+      field(sb, "elapsedMs", timing.wall().toMillis());
+      field(sb, "cpuMs", timing.processCpuMillis());
+      field(sb, "threadCpuMs", timing.threadCpuMillis());
+    }
     sb.setLength(sb.length() - 1);
     return sb.append('}').toString();
   }

@@ -161,4 +161,41 @@ class HerdCommandTest {
     assertThat(run.out()).startsWith("usage: herd").contains("--hints", "--svg FILE");
     assertThat(run.err()).isEmpty();
   }
+  @Test
+  void textShowsTheRunTimeOfEachPolicyUnderTheTable() {
+    Run run = herd("--clients", "1000", "--policy", "fixed,full-jitter");
+
+    assertThat(run.exitCode()).isZero();
+    String timing =
+        "run time %s +\\d+\\.\\d\\d s wall, +\\d+\\.\\d\\d s CPU \\(\\d+\\.\\d\\d s on the"
+            + " simulation thread, the rest GC and JIT\\)$";
+    assertThat(run.out())
+        .containsPattern("(?m)^" + String.format(timing, "fixed"))
+        .containsPattern("(?m)^" + String.format(timing, "full-jitter"));
+    // Under the table (after its last row), before the first histogram.
+    String out = run.out();
+    assertThat(out.indexOf("run time fixed")).isGreaterThan(out.indexOf("physical limit "));
+    assertThat(out.indexOf("run time full-jitter"))
+        .isLessThan(out.indexOf("Dials reaching the server"));
+  }
+
+  @Test
+  void jsonCarriesTheRunTimeOnlyWhenAskedSoThatTheSameSeedPrintsTheSame() throws Exception {
+    Run plain = herd("--clients", "1000", "--policy", "rfc", "--json");
+    Run timed = herd("--clients", "1000", "--policy", "rfc", "--json", "--timing");
+
+    ObjectMapper mapper = new ObjectMapper();
+    JsonNode p = mapper.readTree(plain.out());
+    JsonNode t = mapper.readTree(timed.out());
+    assertThat(p.has("elapsedMs")).isFalse();
+    assertThat(p.has("cpuMs")).isFalse();
+    assertThat(t.get("elapsedMs").isIntegralNumber()).isTrue();
+    assertThat(t.get("elapsedMs").asLong()).isNotNegative();
+    assertThat(t.get("cpuMs").asLong()).isGreaterThanOrEqualTo(-1);
+    assertThat(t.get("threadCpuMs").asLong()).isGreaterThanOrEqualTo(-1);
+    // Every other key is the same, value for value.
+    ((com.fasterxml.jackson.databind.node.ObjectNode) t).remove(
+        List.of("elapsedMs", "cpuMs", "threadCpuMs"));
+    assertThat(t).isEqualTo(p);
+  }
 }

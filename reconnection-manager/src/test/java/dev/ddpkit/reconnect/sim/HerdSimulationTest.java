@@ -3,7 +3,10 @@ package dev.ddpkit.reconnect.sim;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -132,17 +135,23 @@ class HerdSimulationTest {
   }
 
   @Test
-  @Timeout(value = 30, unit = SECONDS)
-  void twentyThousandClientsRunInAFewSeconds() {
-    // 100,000 clients take about 3 s alone on the 2-core build machine but up to 9 s while other
-    // builds share it, so the test runs 20,000; the 100,000 figures come from the herd command.
-    long start = System.nanoTime();
-    HerdResult r = HerdSimulation.run(scenario(20_000, HerdPolicy.FULL_JITTER));
-    Duration wall = Duration.ofNanos(System.nanoTime() - start);
+  @Timeout(value = 120, unit = SECONDS)
+  void aHundredThousandClientsRunInAFewSecondsOfCpu() {
+    // The bound is on the CPU time of the thread that runs the simulation, not on wall time: on
+    // the 2-core build machine other builds can stretch the wall time several fold, but hardly
+    // the CPU this thread needs. Measured here on that machine: 1.9-2.3 s for these 1.2 M dials
+    // (2.8-3.1 s before the scheduler's heap went to primitive arrays), so 7 s fails a ~3x
+    // regression. The collector's threads are left out: they vary with the machine's load.
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    assumeTrue(threads.isCurrentThreadCpuTimeSupported(), "thread CPU time not supported");
+    long cpuStart = threads.getCurrentThreadCpuTime();
 
+    HerdResult r = HerdSimulation.run(scenario(100_000, HerdPolicy.FULL_JITTER));
+
+    Duration cpu = Duration.ofNanos(threads.getCurrentThreadCpuTime() - cpuStart);
     assertThat(r.complete()).isTrue();
-    assertThat(r.maxMs().getAsLong()).isGreaterThanOrEqualTo(5_000 + 40_000);
-    assertThat(wall).isLessThan(Duration.ofSeconds(10));
+    assertThat(r.dials()).isGreaterThan(1_000_000);
+    assertThat(cpu).as("CPU time of the simulation thread").isLessThan(Duration.ofSeconds(7));
   }
 
   @Test
