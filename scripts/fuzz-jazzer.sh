@@ -10,7 +10,9 @@
 # the next run. A crash fails the build and leaves its input in the target's Inputs directory
 # under src/test/resources: from then on the CI build runs it as a regression test, so fix the bug
 # and commit the input with the fix. JAZZER_INSTRUMENT overrides the classes instrumented for
-# coverage (default: ours and Jackson's parser).
+# coverage (default: ours and Jackson's parser). A test's @Timeout is the limit per input here
+# (libFuzzer's -timeout, a hang is a finding); JUnit's own timeout, which would end the whole run,
+# is switched off.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${1:-all}"
@@ -28,6 +30,7 @@ run() {
   JAZZER_FUZZ=1 mvn -B -pl "$module" -am verify -Djazzer.only=true \
     -Dtest="$test" -Dsurefire.failIfNoSpecifiedTests=false \
     -Djazzer.instrument="$instrument" \
+    -Djunit.jupiter.execution.timeout.mode=disabled \
     -Djazzer.internal.arg.0=fake_argv0 \
     -Djazzer.internal.arg.1=-runs="$runs" \
     -Djazzer.internal.arg.2=-max_total_time="$seconds" \
@@ -35,7 +38,7 @@ run() {
   # libFuzzer's status lines and final stats, from the build log or the test's output file.
   grep -h -E '^#[0-9]+[[:space:]]+(DONE|INITED)|^Done [0-9]+ runs|^stat::|^== Java Exception|^INFO: using inputs' \
     "$log" "$(find "$module/target/surefire-reports" -name "*${test%%#*}*-output.txt" | head -1)" \
-    2>/dev/null | sort -u || true
+    2>/dev/null | awk '!seen[$0]++' || true
   grep -E 'Tests run:|BUILD|ERROR\]' "$log" | grep -v 'Tests run: 0' | tail -4 || true
   echo "== $name: $(( $(date +%s) - start )) s, exit $status"
   return "$status"
