@@ -194,10 +194,14 @@ final class StormClient implements AutoCloseable {
     s.send("{'msg':'connected','session':'after'}");
     CompletableFuture<JsonNode> f = client.call("afterStorm", "x");
     futures.add(f);
-    // Calls from the storm go out again first (a wait call holds the later ones): answer them all.
-    for (int round = 0; round < 20 && !f.isDone(); round++) {
+    // Calls from the storm go out again first (a wait call holds the later ones, so each wait
+    // call takes a round of its own): answer them all, as long as the client sends new ones.
+    boolean progress = true;
+    for (int round = 0; round < 10_000 && progress && !f.isDone(); round++) {
+      progress = false;
       for (JsonNode n : s.drain()) {
         if (n.path("msg").asText().equals("method")) {
+          progress = true;
           String id = n.path("id").asText();
           String result = n.path("method").asText().equals("afterStorm") ? "\"pong\"" : "0";
           s.sendRaw("{\"msg\":\"result\",\"id\":\"" + id + "\",\"result\":" + result + "}");
