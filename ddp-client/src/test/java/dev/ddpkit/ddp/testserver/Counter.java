@@ -33,5 +33,10 @@ public enum Counter {
   /** Bytes read and thrown away, or written nowhere, while blackholed. */
   BLACKHOLED_BYTES,
   /** Frames not recorded because the recorder queue was full. */
-  RECORDER_OVERFLOW
+  RECORDER_OVERFLOW,
+  /**
+   * Connections whose queued frames the library's selector had stopped writing (a lost wake-up
+   * under load) and that {@link LostWriteGuard} set writing again.
+   */
+  WRITES_REARMED
 }

@@ -651,6 +651,8 @@ public final class TestDdpServer implements AutoCloseable {
     private volatile boolean accepting = true;
     /** Every socket accepted, open or still in its handshake, so none outlives a shutdown. */
     private final Set<WebSocket> accepted = ConcurrentHashMap.newKeySet();
+    /** Sends frames the library's selector forgot to write (a lost wake-up under load). */
+    private final LostWriteGuard guard;
 
     Inner(int onPort) {
       super(new InetSocketAddress(InetAddress.getLoopbackAddress(), onPort), /* decodercount= */ 1);
@@ -664,6 +666,8 @@ public final class TestDdpServer implements AutoCloseable {
       }
       selector = new Thread(this, name + "-selector");
       selector.setDaemon(true);
+      guard = new LostWriteGuard(name + "-rearm", () -> accepted,
+          () -> counters.get(Counter.WRITES_REARMED).incrementAndGet());
     }
 
     void launch() {
@@ -705,8 +709,10 @@ public final class TestDdpServer implements AutoCloseable {
     }
 
     private void join() {
+      guard.close();
       List<Thread> threads = new ArrayList<>(decoders);
       threads.add(selector);
+      threads.add(guard.thread());
       for (Thread t : threads) {
         try {
           t.join(STOP_TIMEOUT_MILLIS);
