@@ -31,6 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -490,7 +491,7 @@ final class ClientEngine {
     lastInboundNanos = ticker.read();
     log.info("{}: connected (DDP {})", name, version);
     manager.opened();
-    tellConnected(reconnect);
+    tellEach(connectionListeners, "connection listener", l -> l.onConnected(reconnect));
     startHeartbeat();
     if (!reconnect) {
       // First connection: what was queued goes out in the order the user asked, calls first (a
@@ -688,11 +689,19 @@ final class ClientEngine {
     }
     resyncAnnounced = now;
     log.debug("{}: {}", name, now ? "data may be stale until the resync" : "data resynchronised");
-    for (ResyncListener l : resyncListeners) {
+    tellEach(resyncListeners, "resync listener", l -> l.onResyncChanged(now));
+  }
+
+  /**
+   * Calls {@code call} on each listener in order; one that throws is logged as {@code what} and the
+   * others are still called.
+   */
+  private <L> void tellEach(Iterable<L> listeners, String what, Consumer<? super L> call) {
+    for (L l : listeners) {
       try {
-        l.onResyncChanged(now);
+        call.accept(l);
       } catch (RuntimeException e) {
-        log.warn("{}: resync listener failed", name, e);
+        log.warn("{}: {} failed", name, what, e);
       }
     }
   }
@@ -1030,24 +1039,8 @@ final class ClientEngine {
     // and recomputing now from its previous snapshot would flash a CONNECTING.
   }
 
-  private void tellConnected(boolean reconnect) {
-    for (ConnectionListener l : connectionListeners) {
-      try {
-        l.onConnected(reconnect);
-      } catch (RuntimeException e) {
-        log.warn("{}: connection listener failed", name, e);
-      }
-    }
-  }
-
   private void tellDisconnected(int code, String reason) {
-    for (ConnectionListener l : connectionListeners) {
-      try {
-        l.onDisconnected(code, reason);
-      } catch (RuntimeException e) {
-        log.warn("{}: connection listener failed", name, e);
-      }
-    }
+    tellEach(connectionListeners, "connection listener", l -> l.onDisconnected(code, reason));
   }
 
   /** Resets the per-connection state; returns the noRetry calls to fail. */
