@@ -4,6 +4,8 @@ import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.java_websocket.WebSocket;
@@ -35,8 +37,9 @@ final class LostWriteGuard implements AutoCloseable {
   private final Supplier<? extends Collection<? extends WebSocket>> sockets;
   private final Runnable onRearm;
   private final AtomicLong rearmed = new AtomicLong();
+  private final String threadName;
   private final Thread thread;
-  private volatile boolean running = true;
+  private final ScheduledThreadPoolExecutor timer;
 
   /**
    * Starts the guard on a daemon thread named {@code threadName}, watching the connections {@code
@@ -49,9 +52,18 @@ final class LostWriteGuard implements AutoCloseable {
       Runnable onRearm) {
     this.sockets = sockets;
     this.onRearm = onRearm;
-    this.thread = new Thread(this::run, threadName);
-    thread.setDaemon(true);
-    thread.start();
+    this.threadName = threadName;
+    Thread[] made = new Thread[1];
+    this.timer = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, threadName);
+      t.setDaemon(true);
+      made[0] = t;
+      return t;
+    });
+    timer.prestartCoreThread(); // made now, so that thread() can be joined
+    this.thread = made[0];
+    long period = PERIOD.toNanos();
+    timer.scheduleWithFixedDelay(this::scan, period, period, TimeUnit.NANOSECONDS);
   }
 
   /** Returns how many times a connection's lost write interest was set again. */
@@ -67,24 +79,16 @@ final class LostWriteGuard implements AutoCloseable {
   /** Stops the thread; does not wait for it. */
   @Override
   public void close() {
-    running = false;
-    thread.interrupt();
+    timer.shutdownNow();
   }
 
-  private void run() {
-    while (running) {
-      try {
-        Thread.sleep(PERIOD.toMillis());
-      } catch (InterruptedException e) {
-        return;
-      }
-      for (WebSocket socket : sockets.get()) {
-        if (rearmIfLost(socket)) {
-          rearmed.incrementAndGet();
-          log.debug("{}: frames queued on {} had no write interest; set it again",
-              thread.getName(), socket);
-          onRearm.run();
-        }
+  private void scan() {
+    for (WebSocket socket : sockets.get()) {
+      if (rearmIfLost(socket)) {
+        rearmed.incrementAndGet();
+        log.debug("{}: frames queued on {} had no write interest; set it again", threadName,
+            socket);
+        onRearm.run();
       }
     }
   }
