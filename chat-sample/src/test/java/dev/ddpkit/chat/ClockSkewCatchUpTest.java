@@ -29,7 +29,7 @@ class ClockSkewCatchUpTest {
   void aClockAheadOfTheServerLosesNothingWrittenWhileAway(boolean roomHadMessages,
       @TempDir Path dir) throws Exception {
     try (LoopbackChat chat = new LoopbackChat(dir);
-        FaultProxy proxy = FaultProxy.forward(chat.port())) {
+        FaultProxy proxy = FaultProxy.forward(chat.server().port())) {
       chat.server().seedDemo();
       Recorder bob = new Recorder();
       ChatClient b = chat.start(chat.client("bob", bob).room("general"));

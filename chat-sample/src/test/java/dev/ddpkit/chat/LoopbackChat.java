@@ -47,11 +47,6 @@ final class LoopbackChat implements AutoCloseable {
     return "ws://127.0.0.1:" + port + "/websocket";
   }
 
-  /** The server's port, the same across restarts. */
-  int port() {
-    return port;
-  }
-
   /** Kills the server hard (no close frames). */
   void kill() {
     server.kill();
