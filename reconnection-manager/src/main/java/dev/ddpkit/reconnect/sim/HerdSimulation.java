@@ -2,6 +2,7 @@ package dev.ddpkit.reconnect.sim;
 
 import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ClosePolicy;
+import dev.ddpkit.reconnect.Attempt;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.VirtualScheduler;
 import java.time.Duration;
@@ -22,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * the master seed, and the virtual scheduler runs ties in the order they were scheduled, so a run
  * is a pure function of its configuration. No thread is created and nothing sleeps.
  *
- * <p>A dial reaches the server {@code latency} after the manager asks for it, and the client learns
- * the verdict at that same instant: {@code opened()} if admitted, {@code closed(1006, "")} while
- * the server is down, {@code closed(1013, reason)} over capacity. Admitted clients stay connected.
+ * <p>A dial reaches the server {@code latency} after the manager asks for it, and the client reports
+ * the verdict on its attempt at that same instant: {@code opened()} if admitted, {@code
+ * closed(1006, "")} while the server is down, {@code closed(1013, reason)} over capacity. Admitted clients stay connected.
  * The run stops when every client is back or at the horizon, whichever comes first.
  */
 public final class HerdSimulation {
@@ -39,6 +40,8 @@ public final class HerdSimulation {
   private final VirtualScheduler clock = new VirtualScheduler();
   private final ModelServer server;
   private final ReconnectionManager[] managers;
+  /** Each client's latest attempt: one dial in flight at a time, so the one to report on. */
+  private final Attempt[] attempts;
   private final ArrivalQueue inFlight = new ArrivalQueue();
   private final Runnable pump = this::pump;
   private boolean pumpScheduled;
@@ -56,6 +59,7 @@ public final class HerdSimulation {
     this.server = new ModelServer(config.downtime().toNanos(), config.capacity(), config.burst());
     int n = config.clients();
     this.managers = new ReconnectionManager[n];
+    this.attempts = new Attempt[n];
     this.backAt = new long[n];
     SplittableRandom master = new SplittableRandom(config.seed());
     // Both are immutable: one shared instance keeps their tables hot in the cache, where 100,000
@@ -96,13 +100,13 @@ public final class HerdSimulation {
   private HerdResult execute() {
     for (int i = 0; i < managers.length; i++) {
       int client = i;
-      managers[i].start(attempt -> dial(client));
+      managers[i].start(attempt -> dial(client, attempt));
     }
     clock.advance(WARM_UP);
     dropped = true;
     dropAt = clock.read();
-    for (ReconnectionManager m : managers) {
-      m.closed(CloseCodes.ABNORMAL, "");
+    for (Attempt a : attempts) {
+      a.closed(CloseCodes.ABNORMAL, "");
     }
     long end = dropAt + config.horizon().toNanos();
     while (back < managers.length && clock.read() < end && clock.pendingTasks() > 0) {
@@ -122,7 +126,8 @@ public final class HerdSimulation {
    * wait in a FIFO and one scheduler task (the pump) delivers all that are due: this halves the
    * work of the scheduler's heap, which dominates a large run.
    */
-  private void dial(int client) {
+  private void dial(int client, Attempt attempt) {
+    attempts[client] = attempt;
     if (dropped) {
       dials++;
     }
@@ -146,9 +151,9 @@ public final class HerdSimulation {
   }
 
   private void arrive(int client) {
-    ReconnectionManager m = managers[client];
+    Attempt a = attempts[client];
     if (!dropped) {
-      m.opened();
+      a.opened();
       return;
     }
     long now = clock.read() - dropAt;
@@ -156,12 +161,12 @@ public final class HerdSimulation {
     switch (server.admit(now)) {
       case REFUSED -> {
         refusedPerMs.add(ms);
-        m.closed(CloseCodes.ABNORMAL, "");
+        a.closed(CloseCodes.ABNORMAL, "");
       }
       case ACCEPTED -> {
         acceptedPerMs.add(ms);
         backAt[back++] = now;
-        m.opened();
+        a.opened();
       }
       case REJECTED -> {
         rejectedPerMs.add(ms);
@@ -169,7 +174,7 @@ public final class HerdSimulation {
             config.hints()
                 ? "overloaded; retry-after=" + server.retryAfterMillis(now)
                 : "overloaded";
-        m.closed(CloseCodes.TRY_AGAIN_LATER, reason);
+        a.closed(CloseCodes.TRY_AGAIN_LATER, reason);
       }
       default -> throw new AssertionError("Unexpected verdict");
     }
