@@ -12,7 +12,7 @@ import java.util.Optional;
 
 /**
  * The ordering and deduplication of one room's messages, with no I/O: it decides which messages to
- * show and in which order. Not thread-safe; the {@link ChatClient} guards it with its lock.
+ * show and in which order. Not thread-safe; the {@link ChatClient} touches it on its loop only.
  *
  * <p>Live messages are shown at once, each id once. While a catch-up ({@code loadHistory} or
  * {@code loadMissedMessages}) is outstanding, live messages are held back; when the last catch-up
@@ -92,6 +92,18 @@ public final class RoomTimeline {
     }
     Instant since = lastSeen.minus(overlap);
     return since.isBefore(Instant.EPOCH) ? Instant.EPOCH : since;
+  }
+
+  /**
+   * Returns the server time a catch-up starts from: the newest time stamp shown, or the epoch if the
+   * room was empty when its history was loaded; empty if neither (the room has no history yet, and
+   * its history is loaded instead of guessing from the device's clock).
+   */
+  public Optional<Instant> catchUpPoint() {
+    if (lastSeen != null) {
+      return Optional.of(lastSeen);
+    }
+    return fromStart ? Optional.of(Instant.EPOCH) : Optional.empty();
   }
 
   /**
