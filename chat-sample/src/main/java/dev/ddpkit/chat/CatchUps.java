@@ -40,9 +40,11 @@ final class CatchUps {
     if (room.fetchJob != null || room.fetchCall != null || waiting.contains(room)) {
       return;
     }
-    if (room.point().isEmpty()) {
+    if (room.point().isEmpty() && (session.settings.historyLimit() > 0 || !roomsGetKnown)) {
       submit(room, HISTORY, Duration.ZERO);
     } else if (roomsGetKnown) {
+      // With a point: did it change since? With none (no history wanted): its last message
+      // time, a server time, becomes its point.
       waiting.add(room);
       submitRoomsGet();
     } else {
@@ -128,7 +130,8 @@ final class CatchUps {
       } else {
         // Unknown to this server (or failing): ask every room itself from now on.
         roomsGetKnown = !r.permanent() && ++roomsGetAttempts < 3;
-        batch.stream().filter(this::needsFetch).forEach(room -> submit(room, MISSED, Duration.ZERO));
+        batch.stream().filter(this::needsFetch).forEach(room ->
+            submit(room, room.point().isEmpty() ? HISTORY : MISSED, Duration.ZERO));
       }
     } else {
       roomsGetAttempts = 0;
@@ -138,7 +141,9 @@ final class CatchUps {
           continue;
         }
         Optional<Instant> lm = changed.get(room.rid);
-        if (lm != null && (lm.isEmpty() || lm.get().isAfter(since(room)))) {
+        if (room.point().isEmpty()) {
+          settlePoint(room, lm);
+        } else if (lm != null && (lm.isEmpty() || lm.get().isAfter(since(room)))) {
           submit(room, MISSED, Duration.ZERO);
         } else {
           complete(room, List.of(), false); // nothing new since its point
@@ -147,6 +152,19 @@ final class CatchUps {
     }
     submitRoomsGet();
     session.status.refresh();
+  }
+
+  /**
+   * A room joined with no history wanted: its point is its last message's time on the server (the
+   * stream was live before rooms/get was sent), or its start if it has none.
+   */
+  private void settlePoint(Room room, Optional<Instant> lm) {
+    if (lm != null && lm.isPresent()) {
+      room.timeline.markJoined(lm.get());
+    } else {
+      room.timeline.markHistoryLoaded(); // empty when asked: everything later is new
+    }
+    complete(room, List.of(), false);
   }
 
   /** Room id to last-message time from {@code {update: [...]}} or a plain array of rooms. */

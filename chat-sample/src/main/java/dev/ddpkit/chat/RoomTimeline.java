@@ -107,9 +107,9 @@ public final class RoomTimeline {
   }
 
   /**
-   * Records that the room was joined at {@code at}, if nothing newer was seen. Only for a room
-   * whose history is not loaded: {@code at} comes from the device's clock, which may run ahead of
-   * the server's.
+   * Records that the room was live at server time {@code at} (its last message's time when its
+   * stream was live), if nothing newer was seen: a catch-up starts there. Never the device's
+   * clock, which may run ahead of the server's.
    */
   public void markJoined(Instant at) {
     advance(at);

@@ -79,8 +79,8 @@ final class Streams {
     if (session.rooms.get(room.rid) != room || !session.loggedIn || room.sub != null) {
       return;
     }
-    if (!room.everLive && session.settings.historyLimit() > 0) {
-      room.beginCatchUp(); // the history comes after the stream is ready
+    if (room.point().isEmpty()) {
+      room.beginCatchUp(); // its history (or its point) comes after the stream is ready
     }
     Subscription sub =
         session.ddp.subscribe(

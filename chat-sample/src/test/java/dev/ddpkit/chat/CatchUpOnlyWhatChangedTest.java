@@ -83,17 +83,40 @@ class CatchUpOnlyWhatChangedTest {
   }
 
   @Test
-  void aRoomWithNoHistoryYetLoadsItsHistoryAfterAReconnect() {
-    try (ChatHarness h = new ChatHarness(b -> b.room("a").historyLimit(0))) {
+  void aRoomJoinedWithoutHistoryTakesItsPointFromTheServerNotTheDeviceClock() {
+    try (ChatHarness h = new ChatHarness(b -> b.room("a").historyLimit(0)
+        .catchUpOverlap(Duration.ZERO))) {
       h.start().loggedIn(h.expect("login"));
-      h.ready(h.expect("sub a")).expectNothing();
+      h.ready(h.expect("sub a"));
+      Frame first = h.expect("rooms/get");
+      assertThat(h.client.isCatchingUp("a")).isTrue();
+      h.result(first, "{'update':[{'_id':'a','lm':{'$date':1000}}],'remove':[]}");
       assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.CONNECTED);
+      assertThat(h.recorder.messages).isEmpty();
+
       h.reconnect().loggedIn(h.expect("login"));
       h.ready(h.expect("sub a"));
+      Frame again = h.expect("rooms/get");
+      assertThat(again.params().path(0).path("$date").asLong()).isEqualTo(1000);
+      h.result(again, "{'update':[{'_id':'a','lm':{'$date':4000}}],'remove':[]}");
+      Frame m = h.expect("loadMissedMessages a");
+      assertThat(m.params().path(1).path("$date").asLong()).isEqualTo(1000);
+      h.result(m, missed(message("a", "x", "while away", 4000)));
+      assertThat(h.recorder.texts()).containsExactly("while away");
+    }
+  }
+
+  @Test
+  void aRoomWithNoHistoryYetLoadsItsHistoryWhereTheServerLacksRoomsGet() {
+    try (ChatHarness h = new ChatHarness(b -> b.room("a").historyLimit(0))) {
+      h.start().loggedIn(h.expect("login"));
+      h.ready(h.expect("sub a"));
+      h.error(h.expect("rooms/get"), "404", null);
       Frame hist = h.expect("loadHistory a");
       assertThat(hist.params().path(2).asInt()).isEqualTo(50);
-      h.result(hist, history(message("a", "x", "while away", 1000)));
-      assertThat(h.recorder.texts()).containsExactly("while away");
+      h.result(hist, history(message("a", "x", "before", 1000)));
+      assertThat(h.recorder.texts()).containsExactly("before");
+      assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.CONNECTED);
     }
   }
 }
