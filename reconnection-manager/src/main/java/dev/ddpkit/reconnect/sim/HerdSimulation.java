@@ -1,5 +1,6 @@
 package dev.ddpkit.reconnect.sim;
 
+import dev.ddpkit.reconnect.Attempt;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ClosePolicy;
@@ -25,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * the master seed, and the virtual scheduler runs ties in the order they were scheduled, so a run
  * is a pure function of its configuration. No thread is created and nothing sleeps.
  *
- * <p>A dial reaches the server {@code latency} after the manager asks for it, and the client learns
- * the verdict at that same instant: {@code opened()} if admitted, {@code closed(1006, "")} while
- * the server is down, {@code closed(1013, reason)} over capacity. Admitted clients stay connected.
+ * <p>A dial reaches the server {@code latency} after the manager asks for it, and the client reports
+ * the verdict on its attempt at that same instant: {@code opened()} if admitted, {@code
+ * closed(1006, "")} while the server is down, {@code closed(1013, reason)} over capacity. Admitted clients stay connected.
  * The run stops when every client is back or at the horizon, whichever comes first.
  */
 public final class HerdSimulation {
@@ -42,6 +43,8 @@ public final class HerdSimulation {
   private final VirtualScheduler clock = new VirtualScheduler();
   private final ModelServer server;
   private final ReconnectionManager[] managers;
+  /** Each client's latest attempt: one dial in flight at a time, so the one to report on. */
+  private final Attempt[] attempts;
   private final ArrivalQueue inFlight = new ArrivalQueue();
   private final Runnable pump = this::pump;
   private boolean pumpScheduled;
@@ -61,6 +64,7 @@ public final class HerdSimulation {
             config.downtime().toNanos(), config.capacity(), config.burst(), config.hints());
     int n = config.clients();
     this.managers = new ReconnectionManager[n];
+    this.attempts = new Attempt[n];
     this.backAt = new long[n];
     SplittableRandom master = new SplittableRandom(config.seed());
     // Both are immutable: one shared instance keeps their tables hot in the cache, where 100,000
@@ -108,19 +112,19 @@ public final class HerdSimulation {
   private HerdResult execute() {
     for (int i = 0; i < managers.length; i++) {
       int client = i;
-      managers[i].start(attempt -> dial(client));
+      managers[i].start(attempt -> dial(client, attempt));
     }
     clock.advance(WARM_UP);
     dropped = true;
     dropAt = clock.read();
-    for (int i = 0; i < managers.length; i++) {
+    for (int i = 0; i < attempts.length; i++) {
       if (config.planned()) {
         // A planned restart: each connection is told when its place in the queue comes up.
-        managers[i].closed(
+        attempts[i].closed(
             CloseCodes.SERVICE_RESTART,
             server.restartAppointment(i + 1).closeReason("service restart"));
       } else {
-        managers[i].closed(CloseCodes.ABNORMAL, "");
+        attempts[i].closed(CloseCodes.ABNORMAL, "");
       }
     }
     long end = dropAt + config.horizon().toNanos();
@@ -141,7 +145,8 @@ public final class HerdSimulation {
    * wait in a FIFO and one scheduler task (the pump) delivers all that are due: this halves the
    * work of the scheduler's heap, which dominates a large run.
    */
-  private void dial(int client) {
+  private void dial(int client, Attempt attempt) {
+    attempts[client] = attempt;
     if (dropped) {
       dials++;
     }
@@ -165,26 +170,26 @@ public final class HerdSimulation {
   }
 
   private void arrive(int client) {
-    ReconnectionManager m = managers[client];
+    Attempt a = attempts[client];
     if (!dropped) {
-      m.opened();
+      a.opened();
       return;
     }
     long now = clock.read() - dropAt;
     int ms = (int) (now / MS);
     if (server.down(now)) {
       refusedPerMs.add(ms);
-      m.closed(CloseCodes.ABNORMAL, "");
+      a.closed(CloseCodes.ABNORMAL, "");
       return;
     }
     Admission.Verdict verdict = server.admit(now);
     if (verdict.admitted()) {
       acceptedPerMs.add(ms);
       backAt[back++] = now;
-      m.opened();
+      a.opened();
     } else {
       rejectedPerMs.add(ms);
-      m.closed(
+      a.closed(
           CloseCodes.TRY_AGAIN_LATER,
           config.hints() ? verdict.closeReason("overloaded") : "overloaded");
     }
