@@ -3,8 +3,6 @@ package dev.ddpkit.ddp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.ddpkit.ddp.protocol.ClientMessages;
-import dev.ddpkit.ddp.protocol.DdpMessages;
 import dev.ddpkit.ddp.transport.TransportFactory;
 import dev.ddpkit.ddp.transport.WebSocketTransportFactory;
 import dev.ddpkit.reconnect.Backoff;
@@ -12,6 +10,7 @@ import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.Scheduler;
+import dev.ddpkit.reconnect.Ticker;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.security.SecureRandom;
@@ -113,25 +112,13 @@ public final class DdpClient implements AutoCloseable {
                 b.sslContext, b.maxFrameBytes, b.connectTimeout, name);
     this.engine =
         new ClientEngine(
-            name,
-            b.url,
-            manager,
-            transports,
-            b.scheduler,
-            b.clock,
-            b.heartbeatInterval,
-            b.heartbeatTimeout,
-            b.connectTimeout,
-            b.resyncTimeout,
-            b.maxQueuedCalls,
-            b.maxFrameBytes,
-            b.strictProtocol,
-            loop,
-            new DdpMessages(mapper),
-            new ClientMessages(mapper),
-            b.statusListeners);
+            new EngineConfig(name, b.url, b.scheduler,
+                b.scheduler instanceof Ticker t ? t : Ticker.systemTicker(), b.clock,
+                b.heartbeatInterval, b.heartbeatTimeout, b.connectTimeout, b.resyncTimeout,
+                b.maxQueuedCalls, b.maxFrameBytes, b.strictProtocol),
+            manager, transports, loop, mapper, b.statusListeners);
     this.timers = new LoopTimers(b.scheduler, loop::execute);
-    b.connectionListeners.forEach(engine::addConnectionListener);
+    engine.listeners.connection.addAll(b.connectionListeners);
     engine.bind(this);
   }
 
@@ -178,7 +165,7 @@ public final class DdpClient implements AutoCloseable {
 
   /** Adds a status listener; returns a handle that removes it. */
   public Cancellable addStatusListener(StatusListener listener) {
-    return engine.addStatusListener(Objects.requireNonNull(listener, "listener"));
+    return Listeners.add(engine.listeners.status, Objects.requireNonNull(listener, "listener"));
   }
 
   /**
@@ -188,7 +175,7 @@ public final class DdpClient implements AutoCloseable {
    * @return removes the listener
    */
   public Cancellable addConnectionListener(ConnectionListener listener) {
-    return engine.addConnectionListener(Objects.requireNonNull(listener, "listener"));
+    return Listeners.add(engine.listeners.connection, Objects.requireNonNull(listener, "listener"));
   }
 
   /**
@@ -210,12 +197,12 @@ public final class DdpClient implements AutoCloseable {
    * returns a handle that removes it.
    */
   public Cancellable addResyncListener(ResyncListener listener) {
-    return engine.addResyncListener(Objects.requireNonNull(listener, "listener"));
+    return Listeners.add(engine.listeners.resync, Objects.requireNonNull(listener, "listener"));
   }
 
   /** Adds a hook run on every reconnection; returns a handle that removes it. */
   public Cancellable onReconnect(ReconnectHook hook) {
-    return engine.addHook(Objects.requireNonNull(hook, "hook"));
+    return Listeners.add(engine.listeners.hooks, Objects.requireNonNull(hook, "hook"));
   }
 
   /**
@@ -296,7 +283,7 @@ public final class DdpClient implements AutoCloseable {
   /** Returns the local store of a collection (created empty on first use). */
   public DdpCollection collection(String name) {
     checkName("name", name);
-    return engine.collection(name);
+    return engine.data.collection(name);
   }
 
   /**
@@ -306,7 +293,7 @@ public final class DdpClient implements AutoCloseable {
    */
   public Cancellable onStreamEvent(String collection, StreamListener listener) {
     checkName("collection", collection);
-    return engine.addStreamListener(collection, Objects.requireNonNull(listener, "listener"));
+    return engine.data.addStreamListener(collection, Objects.requireNonNull(listener, "listener"));
   }
 
   /**

@@ -1,0 +1,24 @@
+package dev.ddpkit.ddp;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The counters behind {@link DdpStats}: written on the loop, read from any thread. */
+final class Counters {
+  final AtomicLong framesIn = new AtomicLong();
+  final AtomicLong framesOut = new AtomicLong();
+  final AtomicLong protocolErrors = new AtomicLong();
+  final AtomicLong deviations = new AtomicLong();
+  final AtomicLong protocolDrops = new AtomicLong();
+  final AtomicLong serverErrors = new AtomicLong();
+  final AtomicLong reconnects = new AtomicLong();
+  final AtomicLong heartbeatTimeouts = new AtomicLong();
+  final AtomicLong connectTimeouts = new AtomicLong();
+  volatile String lastProtocolError = "";
+
+  DdpStats snapshot() {
+    return new DdpStats(
+        framesIn.get(), framesOut.get(), protocolErrors.get(), serverErrors.get(), reconnects.get(),
+        heartbeatTimeouts.get(), connectTimeouts.get(), lastProtocolError, deviations.get(),
+        protocolDrops.get());
+  }
+}

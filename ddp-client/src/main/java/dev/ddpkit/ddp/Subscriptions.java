@@ -1,0 +1,135 @@
+package dev.ddpkit.ddp;
+
+import dev.ddpkit.ddp.protocol.ClientMessages;
+import dev.ddpkit.ddp.protocol.MethodError;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client's live subscriptions, in the order they were made: sent when connected, re-sent with
+ * their own ids after a reconnect, ended by {@code nosub}, {@link Subscription#stop()} or the end
+ * of the client. Event loop only.
+ */
+final class Subscriptions {
+  private static final Logger log = LoggerFactory.getLogger(DdpClient.class);
+
+  private final ClientEngine engine;
+  private final String name;
+  private final ClientMessages out;
+  private final LinkedHashMap<String, SubscriptionImpl> subs = new LinkedHashMap<>();
+
+  Subscriptions(ClientEngine engine, String name, ClientMessages out) {
+    this.engine = engine;
+    this.name = name;
+    this.out = out;
+  }
+
+  /** Adds a subscription; sends it if connected. */
+  void add(SubscriptionImpl s) {
+    subs.put(s.id(), s);
+    if (engine.state().isConnected()) {
+      send(s);
+    }
+  }
+
+  /** {@link Subscription#stop()}: forgets it, and tells the server if it was sent. */
+  void stop(SubscriptionImpl s) {
+    if (!subs.remove(s.id(), s)) {
+      return;
+    }
+    s.markUnsubscribed(
+        new DdpException("subscription " + s.name() + " was stopped before it was ready"));
+    if (s.sent && engine.state().isConnected()) {
+      engine.send(out.unsub(s.id()));
+    }
+    ResyncState r = engine.resyncState();
+    if (r != null) {
+      r.subs.remove(s.id());
+      engine.maybeFinishResync();
+    }
+  }
+
+  /** Sends every subscription not sent on this connection yet, in order. */
+  void sendUnsent() {
+    for (SubscriptionImpl s : new ArrayList<>(subs.values())) {
+      if (!s.sent) {
+        send(s);
+      }
+    }
+  }
+
+  private void send(SubscriptionImpl s) {
+    s.sent = true;
+    log.debug("{}: -> sub {} id={}", name, s.name(), s.id());
+    engine.send(out.sub(s.id(), s.name(), s.params));
+    ResyncState r = engine.resyncState();
+    if (r != null && r.collecting) {
+      r.subs.add(s.id());
+    }
+  }
+
+  /** {@code ready}: each becomes ready, or, during a resync, once the store shows its data. */
+  void onReady(List<String> ids) {
+    ResyncState r = engine.resyncState();
+    for (String id : ids) {
+      SubscriptionImpl s = subs.get(id);
+      if (s == null) {
+        continue; // stopped meanwhile
+      }
+      if (r != null) {
+        r.subs.remove(id);
+        r.readied.add(s);
+      } else {
+        s.markReady();
+      }
+    }
+    engine.maybeFinishResync();
+  }
+
+  /** {@code nosub} (or a malformed one): the subscription ends with {@code cause}. */
+  void onNoSub(String id, Function<SubscriptionImpl, DdpException> cause) {
+    SubscriptionImpl s = subs.remove(id);
+    ResyncState r = engine.resyncState();
+    if (r != null) {
+      r.subs.remove(id);
+    }
+    if (s != null) {
+      DdpException ex = cause.apply(s);
+      log.debug("{}: <- nosub {} id={} ({})", name, s.name(), id, ex.getClass().getSimpleName());
+      s.markStopped(ex);
+    }
+    engine.maybeFinishResync();
+  }
+
+  static DdpException nosubCause(SubscriptionImpl s, MethodError error) {
+    return error != null
+        ? new DdpMethodException(error.error(), error.reason(), error.details())
+        : new DdpException("subscription " + s.name() + " was stopped by the server");
+  }
+
+  /** Whether {@code s} is still the live subscription of its id. */
+  boolean isLive(SubscriptionImpl s) {
+    return subs.get(s.id()) == s;
+  }
+
+  /** The connection is lost: every subscription is to be sent again, and stale till then. */
+  void connectionLost() {
+    for (SubscriptionImpl s : subs.values()) {
+      s.sent = false;
+      s.markStale();
+    }
+  }
+
+  /** Ends every subscription with {@code ex}. */
+  void failAll(DdpException ex) {
+    List<SubscriptionImpl> all = new ArrayList<>(subs.values());
+    subs.clear();
+    for (SubscriptionImpl s : all) {
+      s.markStopped(ex);
+    }
+  }
+}
