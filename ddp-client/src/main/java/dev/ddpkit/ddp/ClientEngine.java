@@ -2,16 +2,12 @@ package dev.ddpkit.ddp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ddpkit.ddp.protocol.ClientMessages;
-import dev.ddpkit.ddp.protocol.DdpMessage;
-import dev.ddpkit.ddp.protocol.DdpMessages;
-import dev.ddpkit.ddp.protocol.DdpProtocolException;
 import dev.ddpkit.ddp.transport.TransportFactory;
 import dev.ddpkit.reconnect.Attempt;
 import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ReconnectStatus;
 import dev.ddpkit.reconnect.ReconnectionManager;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -45,45 +41,35 @@ final class ClientEngine {
   private final EngineConfig config;
   private final String name;
   private final ReconnectionManager manager;
-  private final TransportFactory transports;
   private final EventLoop loop;
-  private final DdpMessages parser;
   private final ClientMessages out;
-  private final WarnLimiter warnings;
   private final Cancellable managerListener;
   private DdpClient client;
 
   final Counters counters = new Counters();
   final Listeners listeners;
   final DataRouter data;
+  final Subscriptions subs;
+  final Calls calls;
+  final Heartbeat heartbeat;
   private final RetiredTransports retired;
-  private final Subscriptions subs;
-  private final Calls calls;
   private final Resync resync;
-  private final Heartbeat heartbeat;
+  private final Inbound inbound;
+  private final StatusTracker tracker;
+  final Dialer dialer;
 
   private volatile EngineState state = EngineState.IDLE;
-  private volatile DdpStatus status;
   private Connection conn;
-  private Cancellable connectTimer;
-  private String version = SUPPORTED_VERSIONS.get(0);
-  private int negotiations;
-  private String session;
   private boolean everConnected;
   private String failure;
-  private ReconnectStatus lastManager;
-  private Instant lastRetryTime;
 
   ClientEngine(EngineConfig config, ReconnectionManager manager, TransportFactory transports,
       EventLoop loop, ObjectMapper mapper, List<StatusListener> initialListeners) {
     this.config = config;
     this.name = config.name();
     this.manager = manager;
-    this.transports = transports;
     this.loop = loop;
-    this.parser = new DdpMessages(mapper);
     this.out = new ClientMessages(mapper);
-    this.warnings = new WarnLimiter(config.ticker());
     this.listeners = new Listeners(name);
     this.listeners.status.addAll(initialListeners);
     this.data = new DataRouter(name);
@@ -94,8 +80,9 @@ final class ClientEngine {
         this::maybeFinishResync);
     this.heartbeat = new Heartbeat(this, name, config.ticker(), config.heartbeatInterval(),
         config.heartbeatTimeout(), out, counters);
-    this.lastManager = manager.status();
-    this.status = StatusMapping.map(lastManager, null, false, false, null);
+    this.inbound = new Inbound(this, config, mapper, out, counters);
+    this.dialer = new Dialer(this, config, transports, loop, retired, out, inbound);
+    this.tracker = new StatusTracker(name, manager, config.clock(), listeners);
     this.managerListener = manager.addListener(this::onManagerChange);
   }
 
@@ -106,7 +93,7 @@ final class ClientEngine {
   // ---- any thread ----
 
   DdpStatus status() {
-    return status;
+    return tracker.current();
   }
 
   DdpStats stats() {
@@ -123,7 +110,7 @@ final class ClientEngine {
   }
 
   String describe() {
-    return name + " " + Redaction.uri(config.uri()) + " " + status.state();
+    return name + " " + Redaction.uri(config.uri()) + " " + tracker.current().state();
   }
 
   // ---- for the parts, on the loop ----
@@ -134,6 +121,17 @@ final class ClientEngine {
 
   ResyncState resyncState() {
     return resync.current();
+  }
+
+  /** The current socket, or {@code null} in a state without one. */
+  Connection connection() {
+    return conn;
+  }
+
+  /** A new socket for the current attempt: the state is DIALING. */
+  void attach(Connection c) {
+    conn = c;
+    transitionTo(EngineState.DIALING, null);
   }
 
   /** Sends a frame on the current socket, if any. */
@@ -221,7 +219,7 @@ final class ClientEngine {
     if (next == EngineState.FAILED) {
       refreshStatus();
     } else if (next == EngineState.CLOSED) {
-      setStatus(StatusMapping.map(manager.status(), null, false, true, null));
+      tracker.closed();
     }
     if (prev.isConnected() && !next.isConnected()) {
       listeners.tellEach(listeners.connection, "connection listener",
@@ -258,7 +256,7 @@ final class ClientEngine {
       transitionTo(EngineState.WAITING, Cause.of(CloseCodes.NORMAL, "connect()"));
     }
     try {
-      manager.start(attempt -> loop.execute(() -> dial(attempt)));
+      manager.start(attempt -> loop.execute(() -> dialer.dial(attempt)));
     } catch (IllegalStateException e) {
       fail("the reconnection manager is already in use: " + e.getMessage(), false);
     }
@@ -270,7 +268,7 @@ final class ClientEngine {
   }
 
   /** A failure for good: nothing more will be tried until {@link #start()}. */
-  private void fail(String reason, boolean stopManager) {
+  void fail(String reason, boolean stopManager) {
     failure = reason;
     log.warn("{}: giving up: {}", name, reason);
     if (stopManager) {
@@ -280,201 +278,23 @@ final class ClientEngine {
         new Cause(CloseCodes.NORMAL, "giving up: " + reason, CloseCodes.NORMAL, "giving up"));
   }
 
-  private void dial(Attempt attempt) {
-    if (state == EngineState.CLOSED || state == EngineState.FAILED) {
-      return;
-    }
-    if (state.hasConnection()) { // overtaken: reporting on its attempt is a no-op
-      transitionTo(EngineState.WAITING, Cause.of(CloseCodes.NORMAL, "redial"));
-    }
-    log.debug("{}: dialing {} (attempt {})", name, Redaction.uri(config.uri()), attempt.number());
-    negotiations = 0;
-    open(attempt);
-  }
-
-  private void open(Attempt attempt) {
-    Connection c = new Connection(attempt, config.scheduler(), loop, retired);
-    conn = c;
-    transitionTo(EngineState.DIALING, null);
-    connectTimer = c.schedule(config.connectTimeout(), this::onConnectTimeout);
-    try {
-      c.open(transports, config.uri(), new Events());
-    } catch (Exception | LinkageError e) {
-      log.info("{}: could not start a connection: {}", name, e.toString());
-      transitionTo(EngineState.WAITING,
-          Cause.of(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName()));
-    }
-  }
-
-  private void onConnectTimeout() {
-    counters.connectTimeouts.incrementAndGet();
-    log.info("{}: no DDP 'connected' within {} ms", name, config.connectTimeout().toMillis());
-    transitionTo(EngineState.WAITING, new Cause(
-        CloseCodes.ABNORMAL, "connect timeout", CloseCodes.NORMAL, "connect timeout"));
-  }
-
-  /** The current connection's transport events (a closed connection's never get here). */
-  private final class Events implements Connection.Events {
-    @Override
-    public void onOpen() {
-      if (state == EngineState.DIALING) {
-        transitionTo(EngineState.HANDSHAKE, null);
-        send(out.connect(version, SUPPORTED_VERSIONS, session));
-      }
-    }
-
-    @Override
-    public void onFrame(String text) {
-      ClientEngine.this.onFrame(text);
-    }
-
-    @Override
-    public void onClosed(int code, String reason, boolean remote) {
-      conn.transportClosed();
-      if (code == CloseCodes.TOO_BIG && !remote) {
-        countProtocolError("a frame was over the size limit");
-      }
-      log.info("{}: connection closed ({} {}{})", name, code,
-          Redaction.abbreviate(reason, 120), remote ? ", by the server" : "");
-      transitionTo(EngineState.WAITING, Cause.of(code, reason));
-    }
-
-    @Override
-    public void onTransportProtocolError(DdpProtocolException error) {
-      countProtocolError(error.getMessage());
-    }
-  }
-
-  // ---- frames in ----
-
-  private void onFrame(String text) {
-    counters.framesIn.incrementAndGet();
-    heartbeat.inbound();
-    if (tooBig(text)) {
-      protocolError("a frame of " + text.length() + " characters is over the limit of "
-          + config.maxFrameBytes() + " bytes", CloseCodes.TOO_BIG);
-      return;
-    }
-    DdpMessage m;
-    if (config.strictProtocol()) {
-      try {
-        m = parser.parse(text);
-      } catch (DdpProtocolException e) {
-        protocolError(e.getMessage(), CloseCodes.PROTOCOL_ERROR);
-        return;
-      }
-    } else {
-      m = parser.read(text); // a frame that is not DDP comes back as Invalid, dropped below
-    }
-    try {
-      dispatch(m);
-    } catch (RuntimeException e) {
-      log.error("{}: failed to handle a '{}' message", name, kind(m), e);
-      protocolError("internal error handling '" + kind(m) + "': " + e, CloseCodes.INTERNAL_ERROR);
-    }
-  }
-
-  private boolean tooBig(String text) {
-    int max = config.maxFrameBytes();
-    if (text.length() > max) {
-      return true;
-    }
-    if ((long) text.length() * 3 <= max) {
-      return false;
-    }
-    return text.getBytes(StandardCharsets.UTF_8).length > max;
-  }
-
-  private void dispatch(DdpMessage m) {
-    if (m instanceof DdpMessage.Ping p) {
-      send(out.pong(p.id()));
-    } else if (m instanceof DdpMessage.Pong || m instanceof DdpMessage.ServerId) {
-      return; // counted as traffic already
-    } else if (m instanceof DdpMessage.ServerError e) {
-      counters.serverErrors.incrementAndGet();
-      // Not the offending message: it is one of ours and may carry a password.
-      log.warn("{}: the server reported an error: {}", name, Redaction.abbreviate(e.reason(), 200));
-    } else if (m instanceof DdpMessage.Unknown u) {
-      countProtocolError("unknown message type '" + Redaction.abbreviate(u.msg(), 40) + "'");
-    } else if (m instanceof DdpMessage.Invalid bad) {
-      countProtocolError(bad.problem() + " (frame dropped, connection kept)");
-    } else if (m instanceof DdpMessage.Deviation d) {
-      counters.deviations.incrementAndGet();
-      warn("a frame bent the spec, read as '" + kind(d.meaning()) + "': " + d.problem());
-      dispatch(d.meaning());
-    } else if (!state.isConnected()) {
-      if (m instanceof DdpMessage.Connected c) {
-        onConnected(c.session());
-      } else if (m instanceof DdpMessage.Failed f) {
-        onFailed(f.version());
-      } else {
-        countProtocolError("'" + kind(m) + "' before 'connected'");
-      }
-    } else if (m instanceof DdpMessage.DataMessage d) {
-      if (!data.route(d, resync.current())) {
-        countProtocolError("'" + kind(d) + "' for an unknown document of " + d.collection());
-      }
-    } else if (m instanceof DdpMessage.Ready r) {
-      subs.onReady(r.subs());
-    } else if (m instanceof DdpMessage.NoSub n) {
-      subs.onNoSub(n.id(), s -> Subscriptions.nosubCause(s, n.error()));
-    } else if (m instanceof DdpMessage.Result r) {
-      if (!calls.onResult(r)) {
-        countProtocolError("'result' for an unknown method id");
-      }
-    } else if (m instanceof DdpMessage.Updated u) {
-      calls.onUpdated(u.methods());
-    } else if (m instanceof DdpMessage.Malformed bad) {
-      onMalformedReply(bad);
-    } else if (m instanceof DdpMessage.Connected || m instanceof DdpMessage.Failed) {
-      // The server began a new session (or refused one) on a live connection: what it holds for
-      // us (subscriptions, calls, documents sent) no longer matches what we hold.
-      protocolError("'" + kind(m) + "' in the middle of a session", CloseCodes.PROTOCOL_ERROR);
-    } else {
-      countProtocolError("unexpected '" + kind(m) + "' after 'connected'");
-    }
-  }
-
-  /**
-   * A reply for readable ids with a malformed field: only its targets fail, the connection stays.
-   * Dropping it would re-send the call or subscription and bring the same reply back, forever.
-   */
-  private void onMalformedReply(DdpMessage.Malformed bad) {
-    countProtocolError(bad.problem());
-    switch (bad.msg()) {
-      case "result" -> calls.onMalformedResult(bad.ids().get(0), bad.problem());
-      case "nosub" ->
-          subs.onNoSub(bad.ids().get(0), s -> new DdpException(
-              "protocol error in the nosub ending subscription " + s.name() + ": "
-                  + bad.problem()));
-      case "ready" -> subs.onReady(bad.ids());
-      case "updated" -> calls.onUpdated(bad.ids());
-      default -> throw new AssertionError("Unexpected malformed reply: " + bad.msg());
-    }
-  }
-
-  private static String kind(DdpMessage m) {
-    String s = m.getClass().getSimpleName();
-    return Character.toLowerCase(s.charAt(0)) + s.substring(1);
-  }
-
   // ---- handshake ----
 
-  private void onConnected(String newSession) {
+  /** DDP {@code connected} on the current socket. */
+  void onConnected(String newSession) {
     Connection c = conn;
-    connectTimer.cancel();
-    session = newSession;
+    dialer.connected(newSession);
     boolean reconnect = everConnected;
     everConnected = true;
     transitionTo(reconnect ? EngineState.RESYNCING : EngineState.CONNECTED, null);
-    log.info("{}: connected (DDP {})", name, version);
+    log.info("{}: connected (DDP {})", name, dialer.version());
     c.attempt().opened();
     listeners.tellEach(listeners.connection, "connection listener",
         l -> l.onConnected(reconnect));
     if (conn != c) {
       return; // a listener closed the client
     }
-    heartbeat.start(c, version);
+    heartbeat.start(c, dialer.version());
     if (!reconnect) {
       // First connection: what was queued goes out in the order the user asked, calls first (a
       // login made before connect() must precede the subscriptions that need it).
@@ -509,24 +329,6 @@ final class ClientEngine {
     calls.send();
     r.collecting = false;
     maybeFinishResync();
-  }
-
-  private void onFailed(String proposed) {
-    if (SUPPORTED_VERSIONS.contains(proposed)
-        && !proposed.equals(version)
-        && negotiations < SUPPORTED_VERSIONS.size()) {
-      log.info("{}: the server proposes DDP {}, reconnecting with it", name, proposed);
-      version = proposed;
-      negotiations++;
-      Connection old = conn;
-      old.close(CloseCodes.NORMAL, "version negotiation");
-      // Same attempt for the reconnection manager: a negotiation is not a failure to back off from.
-      open(old.attempt());
-      return;
-    }
-    fail("the server requires DDP version '" + Redaction.abbreviate(proposed, 20)
-        + "', which this client does not support (it supports "
-        + String.join(", ", SUPPORTED_VERSIONS) + ")", true);
   }
 
   // ---- the user's requests ----
@@ -566,64 +368,18 @@ final class ClientEngine {
     }
   }
 
-  // ---- protocol errors ----
-
-  /**
-   * A protocol error: counted, logged, and the connection dropped. The reason goes to the
-   * reconnection manager, which backs off as from any other close (the counter is reset only by a
-   * connection that stays up) and puts it in the status.
-   */
-  private void protocolError(String what, int closeCode) {
-    countProtocolError(what);
-    counters.protocolDrops.incrementAndGet();
-    transitionTo(EngineState.WAITING,
-        new Cause(closeCode, "protocol error: " + what, closeCode, "protocol error"));
-  }
-
-  /** A protocol error that does not justify dropping the connection. */
-  private void countProtocolError(String what) {
-    counters.protocolErrors.incrementAndGet();
-    counters.lastProtocolError = what;
-    warn("protocol error: " + what);
-  }
-
-  /** A warning about the server's frames, rate-limited: a chatty server does not flood the log. */
-  private void warn(String what) {
-    long held = warnings.admit();
-    if (held > 0) {
-      log.warn("{}: {} ({} similar warnings suppressed before this one)", name, what, held);
-    } else if (held == 0) {
-      log.warn("{}: {}", name, what);
-    } else {
-      log.debug("{}: {}", name, what);
-    }
-  }
-
   // ---- status ----
 
   /** Called by the manager on any thread: note the wall-clock retry time now, then hop. */
   private void onManagerChange(ReconnectStatus s) {
-    Instant retry =
-        s.state() == ReconnectionManager.State.WAITING
-            ? config.clock().instant().plusNanos(s.nextAttemptAtNanos() - manager.ticker().read())
-            : null;
+    Instant retry = tracker.retryTimeOf(s);
     loop.execute(() -> onManagerStatus(s, retry));
   }
 
   private void onManagerStatus(ReconnectStatus s, Instant retry) {
-    if (state == EngineState.CLOSED) {
+    if (state == EngineState.CLOSED || !tracker.note(s, retry)) {
       return;
     }
-    if (s.state() == ReconnectionManager.State.STOPPED
-        && manager.status().state() != ReconnectionManager.State.STOPPED) {
-      // Stale: the manager was started again since (connect() from a status listener on FAILED,
-      // while this STOPPED was still queued), and its newer snapshots follow this one. Acting on
-      // it would fail the client for good with the manager running and no dial.
-      log.debug("{}: stale manager snapshot ignored: {}", name, s.state());
-      return;
-    }
-    lastManager = s;
-    lastRetryTime = retry;
     if (s.state() == ReconnectionManager.State.STOPPED
         && state != EngineState.IDLE && state != EngineState.FAILED) {
       fail(s.reason().isEmpty() ? "stopped" : s.reason(), false);
@@ -633,28 +389,8 @@ final class ClientEngine {
   }
 
   private void refreshStatus() {
-    if (state == EngineState.CLOSED) {
-      return;
-    }
-    setStatus(StatusMapping.map(lastManager, lastRetryTime, state.isConnected(), false,
-        state == EngineState.FAILED ? failure : null));
-  }
-
-  private void setStatus(DdpStatus next) {
-    if (next.equals(status)) {
-      return;
-    }
-    status = next;
-    log.debug("{}: status {}", name, next);
-    for (StatusListener l : listeners.status) {
-      if (status != next) {
-        return; // a listener changed it again (closed the client): do not deliver a stale one
-      }
-      try {
-        l.onStatus(next);
-      } catch (RuntimeException e) {
-        log.warn("{}: status listener failed", name, e);
-      }
+    if (state != EngineState.CLOSED) {
+      tracker.refresh(state.isConnected(), state == EngineState.FAILED ? failure : null);
     }
   }
 }

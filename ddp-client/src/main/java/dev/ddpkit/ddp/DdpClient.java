@@ -289,7 +289,8 @@ public final class DdpClient implements AutoCloseable {
   /**
    * Treats {@code collection} as an event stream: its data messages are delivered to {@code
    * listener} at once and never stored or held back. Returns a handle that removes the listener.
-   * The collection stays a stream for the client's life, even when its last listener is removed.
+   * The collection is a stream while it has listeners: once the last one is removed, its data
+   * messages go to its local store again (see {@link #collection}).
    */
   public Cancellable onStreamEvent(String collection, StreamListener listener) {
     checkName("collection", collection);
