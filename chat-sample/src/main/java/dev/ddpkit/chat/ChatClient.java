@@ -154,6 +154,10 @@ public final class ChatClient implements AutoCloseable {
     if (b.direct) {
       db.directExecution();
     }
+    if (b.transportFactory != null) {
+      db.transportFactory(b.transportFactory);
+    }
+    db.clock(b.clock);
     this.ddp = db.build();
     ddp.onReconnect(client -> onReconnect());
     // The revived room streams count as caught up only once the DDP resync swapped them in.
@@ -1037,6 +1041,7 @@ public final class ChatClient implements AutoCloseable {
     private javax.net.ssl.SSLContext sslContext;
     private java.util.concurrent.Executor executor;
     private boolean direct;
+    private dev.ddpkit.ddp.transport.TransportFactory transportFactory;
     private Clock clock = Clock.systemUTC();
     private RandomIds ids = RandomIds.secure();
     private String name;
@@ -1217,6 +1222,15 @@ public final class ChatClient implements AutoCloseable {
      */
     public Builder directExecution() {
       this.direct = true;
+      return this;
+    }
+
+    /**
+     * Opens the connections instead of Java-WebSocket (default: the DDP client's): an in-memory
+     * transport lets tests and benchmarks drive a client frame by frame, with no socket.
+     */
+    public Builder transportFactory(dev.ddpkit.ddp.transport.TransportFactory factory) {
+      this.transportFactory = Objects.requireNonNull(factory, "transportFactory");
       return this;
     }
 

@@ -82,6 +82,7 @@ public final class DdpClient implements AutoCloseable {
   private final ReconnectionManager manager;
   private final EventLoop loop;
   private final ClientEngine engine;
+  private final LoopTimers timers;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final CountDownLatch shutdownDone = new CountDownLatch(1);
   private final AtomicLong methodIds = new AtomicLong();
@@ -128,6 +129,7 @@ public final class DdpClient implements AutoCloseable {
             new DdpMessages(mapper),
             new ClientMessages(mapper),
             b.statusListeners);
+    this.timers = new LoopTimers(b.scheduler, loop::execute);
     b.connectionListeners.forEach(engine::addConnectionListener);
     engine.bind(this);
   }
@@ -306,6 +308,44 @@ public final class DdpClient implements AutoCloseable {
     return engine.addStreamListener(collection, Objects.requireNonNull(listener, "listener"));
   }
 
+  /**
+   * Runs {@code task} on the client's event loop, after every task queued before it: one at a time
+   * with the client's own work (frames, timers, listeners), so it may read and change state that
+   * only the loop touches without a lock. The task is always queued, never run inside the caller
+   * even when called from a listener, so it never re-enters the code that called it. A task that
+   * throws is logged and the loop goes on. After {@link #close()} the task is dropped and never
+   * runs.
+   *
+   * @return whether the task was accepted ({@code false} once the client is closed)
+   */
+  public boolean execute(Runnable task) {
+    Objects.requireNonNull(task, "task");
+    boolean accepted = loop.execute(task);
+    if (!accepted) {
+      log.debug("{}: closed, a task was dropped", name);
+    }
+    return accepted;
+  }
+
+  /**
+   * Runs {@code task} on the client's event loop (as {@link #execute}) after {@code delay}, on the
+   * client's {@linkplain Builder#scheduler scheduler}'s time: a timer of the client's own, with no
+   * thread of its own. The handle cancels it; a timer cancelled from the event loop (from a
+   * listener, or another loop task) never runs afterwards. {@link #close()} cancels every timer
+   * not yet run, and a timer scheduled after {@code close()} never runs.
+   *
+   * @param delay how long to wait; zero means as soon as possible
+   * @throws IllegalArgumentException if {@code delay} is negative
+   */
+  public Cancellable schedule(Duration delay, Runnable task) {
+    Objects.requireNonNull(delay, "delay");
+    Objects.requireNonNull(task, "task");
+    if (delay.isNegative()) {
+      throw new IllegalArgumentException("delay must not be negative: " + delay);
+    }
+    return timers.schedule(delay, task);
+  }
+
   /** Tells the client the network is back: if it is waiting to retry, it dials at once. */
   public void networkAvailable() {
     if (!closed.get()) {
@@ -337,7 +377,7 @@ public final class DdpClient implements AutoCloseable {
 
   /**
    * Closes the connection for good, fails every pending call and subscription with a {@link
-   * DdpException}, and stops the client's thread. Waits (up to a few seconds) for the shutdown to
+   * DdpException}, cancels every {@linkplain #schedule timer} and stops the client's thread. Waits (up to a few seconds) for the shutdown to
    * have run on the event loop and for the client's thread and its socket threads to end, unless
    * called on the event loop (from a listener): then the socket's threads end just after the
    * listener returns, and this returns at once, so a listener on the socket's reader thread never
@@ -346,6 +386,7 @@ public final class DdpClient implements AutoCloseable {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
+      timers.cancelAll();
       loop.run(
           () -> {
             engine.shutdown();

@@ -45,7 +45,7 @@ public final class Main {
       case "herd":
         return Arrays.asList(rest).contains("--real")
             ? RealHerdCommand.run(rest, out, err)
-            : HerdCommand.run(rest, out, err);
+            : HerdCommand.run(rest, out, err, JvmCpuClock.INSTANCE);
       case "-h":
       case "--help":
       case "help":

@@ -44,15 +44,25 @@ public final class HerdCommand {
   private HerdCommand() {}
 
   /**
+   * Runs the command with no CPU clock: the run time is reported as wall time only.
+   *
+   * @see #run(String[], PrintStream, PrintStream, CpuClock)
+   */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    return run(args, out, err, CpuClock.NONE);
+  }
+
+  /**
    * Runs the command.
    *
    * @param args the arguments after the command name (a leading {@code "herd"} is skipped)
    * @param out where the report goes
    * @param err where errors go
+   * @param cpu where the run time's CPU figures come from ({@link CpuClock#NONE}: wall time only)
    * @return 0 on success, 1 if the SVG could not be written, 2 for bad arguments (with a one-line
    *     message and the usage on {@code err})
    */
-  public static int run(String[] args, PrintStream out, PrintStream err) {
+  public static int run(String[] args, PrintStream out, PrintStream err, CpuClock cpu) {
     Options options;
     try {
       options = Options.parse(args);
@@ -68,7 +78,7 @@ public final class HerdCommand {
     List<HerdResult> results = new ArrayList<>();
     List<HerdTiming> timings = new ArrayList<>();
     for (HerdPolicy p : options.policies) {
-      HerdTiming.Stopwatch stopwatch = HerdTiming.start();
+      HerdTiming.Stopwatch stopwatch = HerdTiming.start(cpu);
       results.add(HerdSimulation.run(options.config.withPolicy(p)));
       timings.add(stopwatch.stop());
     }

@@ -1,8 +1,5 @@
 package dev.ddpkit.reconnect.sim;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.OperatingSystemMXBean;
-import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -11,7 +8,8 @@ import java.util.Objects;
  * How long one herd run took on this machine: wall time, the CPU time of the whole process (the
  * simulation thread plus the garbage collector's and the JIT compiler's threads) and of the
  * simulation thread alone. Unlike a {@link HerdResult} it is not a function of the configuration:
- * it is reported beside the figures, never among them.
+ * it is reported beside the figures, never among them. The CPU figures come from the {@link
+ * CpuClock} the caller passes; with {@link CpuClock#NONE} only the wall time is reported.
  *
  * @param wall the wall time of the run
  * @param processCpu the CPU time of every thread of the JVM during the run, or {@code null} if
@@ -26,9 +24,12 @@ public record HerdTiming(Duration wall, Duration processCpu, Duration threadCpu)
     Objects.requireNonNull(wall, "wall");
   }
 
-  /** Starts measuring on the calling thread; {@link Stopwatch#stop()} on the same thread. */
-  public static Stopwatch start() {
-    return new Stopwatch();
+  /**
+   * Starts measuring on the calling thread, reading CPU time from {@code cpu}; {@link
+   * Stopwatch#stop()} on the same thread.
+   */
+  public static Stopwatch start(CpuClock cpu) {
+    return new Stopwatch(Objects.requireNonNull(cpu, "cpu"));
   }
 
   /** Returns the CPU time the process spent, in milliseconds, or -1 if unknown. */
@@ -67,43 +68,28 @@ public record HerdTiming(Duration wall, Duration processCpu, Duration threadCpu)
     return String.format(Locale.ROOT, "%.2f s", d.toNanos() / 1e9);
   }
 
-  /** A measurement in progress, started by {@link HerdTiming#start()}. */
+  /** A measurement in progress, started by {@link HerdTiming#start(CpuClock)}. */
   public static final class Stopwatch {
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-    private static final OperatingSystemMXBean OS = ManagementFactory.getOperatingSystemMXBean();
-
+    private final CpuClock cpu;
     private final long wallStart = System.nanoTime();
-    private final long processStart = processCpuNanos();
-    private final long threadStart = threadCpuNanos();
+    private final long processStart;
+    private final long threadStart;
 
-    private Stopwatch() {}
+    private Stopwatch(CpuClock cpu) {
+      this.cpu = cpu;
+      this.processStart = cpu.processCpuNanos();
+      this.threadStart = cpu.threadCpuNanos();
+    }
 
-    /** Returns the time since {@link HerdTiming#start()}. */
+    /** Returns the time since {@link HerdTiming#start(CpuClock)}. */
     public HerdTiming stop() {
       long wall = System.nanoTime() - wallStart;
-      long process = processCpuNanos();
-      long thread = threadCpuNanos();
+      long process = cpu.processCpuNanos();
+      long thread = cpu.threadCpuNanos();
       return new HerdTiming(
           Duration.ofNanos(wall),
           process < 0 || processStart < 0 ? null : Duration.ofNanos(process - processStart),
           thread < 0 || threadStart < 0 ? null : Duration.ofNanos(thread - threadStart));
-    }
-
-    private static long processCpuNanos() {
-      // The com.sun.management extension is in every OpenJDK build; a runtime without the
-      // jdk.management module lacks it, and the run time is then reported without it.
-      try {
-        if (OS instanceof com.sun.management.OperatingSystemMXBean sun) {
-          return sun.getProcessCpuTime();
-        }
-      } catch (LinkageError e) {
-        return -1;
-      }
-      return -1;
-    }
-
-    private static long threadCpuNanos() {
-      return THREADS.isCurrentThreadCpuTimeSupported() ? THREADS.getCurrentThreadCpuTime() : -1;
     }
   }
 }

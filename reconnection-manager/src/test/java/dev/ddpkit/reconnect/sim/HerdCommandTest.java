@@ -32,12 +32,16 @@ class HerdCommandTest {
   private record Run(int exitCode, String out, String err) {}
 
   private static Run herd(String... args) {
+    return herd(CpuClock.NONE, args);
+  }
+
+  private static Run herd(CpuClock cpu, String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     int code;
     try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      code = HerdCommand.run(args, o, e);
+      code = HerdCommand.run(args, o, e, cpu);
     }
     return new Run(
         code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
@@ -163,7 +167,7 @@ class HerdCommandTest {
   }
   @Test
   void textShowsTheRunTimeOfEachPolicyUnderTheTable() {
-    Run run = herd("--clients", "1000", "--policy", "fixed,full-jitter");
+    Run run = herd(new SteppingCpuClock(), "--clients", "1000", "--policy", "fixed,full-jitter");
 
     assertThat(run.exitCode()).isZero();
     String timing =
@@ -177,6 +181,28 @@ class HerdCommandTest {
     assertThat(out.indexOf("run time fixed")).isGreaterThan(out.indexOf("physical limit "));
     assertThat(out.indexOf("run time full-jitter"))
         .isLessThan(out.indexOf("Dials reaching the server"));
+  }
+
+  @Test
+  void withNoCpuClockTheTextShowsTheWallTimeAlone() {
+    Run run = herd("--clients", "1000", "--policy", "rfc");
+
+    assertThat(run.out()).containsPattern("(?m)^run time rfc +\\d+\\.\\d\\d s wall$");
+  }
+
+  /** A CPU clock that advances 1 ms at every reading, so that every CPU figure is reported. */
+  private static final class SteppingCpuClock implements CpuClock {
+    private long nanos;
+
+    @Override
+    public long processCpuNanos() {
+      return nanos += 1_000_000;
+    }
+
+    @Override
+    public long threadCpuNanos() {
+      return nanos += 1_000_000;
+    }
   }
 
   @Test

@@ -35,19 +35,39 @@ class HerdTimingTest {
   }
 
   @Test
-  void aStopwatchMeasuresTheWorkBetweenStartAndStop() {
-    HerdTiming.Stopwatch stopwatch = HerdTiming.start();
-    long sink = 0;
-    for (int i = 0; i < 20_000_000; i++) {
-      sink += Long.numberOfTrailingZeros(i ^ sink);
-    }
-    HerdTiming t = stopwatch.stop();
+  void aStopwatchReportsTheCpuTimeItsClockCountedBetweenStartAndStop() {
+    // The JVM's own clock is chat-sample's JvmCpuClock (JvmCpuClockTest); here a scripted one.
+    long[] process = {1_000_000_000L, 3_500_000_000L};
+    long[] thread = {200_000_000L, 1_700_000_000L};
+    int[] reads = {0, 0};
+    CpuClock scripted =
+        new CpuClock() {
+          @Override
+          public long processCpuNanos() {
+            return process[reads[0]++];
+          }
 
-    assertThat(sink).isNotZero();
-    assertThat(t.wall()).isPositive();
-    // On OpenJDK both CPU figures are reported; the loop cost some CPU on this thread.
-    assertThat(t.threadCpu()).isNotNull().isPositive();
-    assertThat(t.processCpu()).isNotNull().isGreaterThanOrEqualTo(Duration.ZERO);
+          @Override
+          public long threadCpuNanos() {
+            return thread[reads[1]++];
+          }
+        };
+
+    HerdTiming t = HerdTiming.start(scripted).stop();
+
+    assertThat(t.wall()).isGreaterThanOrEqualTo(Duration.ZERO);
+    assertThat(t.processCpu()).isEqualTo(Duration.ofMillis(2_500));
+    assertThat(t.threadCpu()).isEqualTo(Duration.ofMillis(1_500));
+    assertThat(reads).containsExactly(2, 2);
+  }
+
+  @Test
+  void withNoCpuClockOnlyTheWallTimeIsReported() {
+    HerdTiming t = HerdTiming.start(CpuClock.NONE).stop();
+
+    assertThat(t.processCpu()).isNull();
+    assertThat(t.threadCpu()).isNull();
+    assertThat(t.line("rfc")).matches("run time rfc +\\d+\\.\\d\\d s wall");
   }
 
   @Test

@@ -1,0 +1,304 @@
+package dev.ddpkit.chat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
+import dev.ddpkit.ddp.memory.ServerEnd;
+import dev.ddpkit.reconnect.Backoff;
+import dev.ddpkit.reconnect.VirtualScheduler;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.UnaryOperator;
+
+/**
+ * A {@link ChatClient} on virtual time and an in-memory transport, every step on the test thread:
+ * the test plays the server frame by frame (answers, refusals, stream events, drops), and reads
+ * what the client sent as a transcript ("login", "sub r1", "loadHistory r1"). No socket, no
+ * sleeping: time moves only through {@link #advance}.
+ */
+final class ChatHarness implements AutoCloseable {
+  static final String URL = "ws://localhost:3000/websocket";
+  static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  final VirtualScheduler time = new VirtualScheduler();
+  /** The client's wall clock: {@link #T0} plus the virtual time elapsed. */
+  final Clock clock = new VirtualClock(time);
+  final InMemoryTransportFactory net = new InMemoryTransportFactory();
+  final Recorder recorder = new Recorder();
+  final ChatClient client;
+  private final ArrayDeque<Frame> inbox = new ArrayDeque<>();
+  private ServerEnd end;
+  private int sessions;
+
+  /** A client of user "alice" (password "pw"), reconnecting after a fixed 1 s. */
+  ChatHarness(UnaryOperator<ChatClient.Builder> config) {
+    ChatClient.Builder b =
+        ChatClient.builder()
+            .url(URL)
+            .username("alice")
+            .password("pw")
+            .backoff(Backoff.fixed(Duration.ofSeconds(1)))
+            .stableAfter(Duration.ofSeconds(10))
+            .scheduler(time)
+            .executor(Runnable::run)
+            .transportFactory(net)
+            .clock(clock)
+            .ids(new RandomIds(new Random(7)))
+            .listener(recorder)
+            .name("harness");
+    client = config.apply(b).build();
+  }
+
+  /** Starts the client; its first connection opens and the server says connected. */
+  ChatHarness start() {
+    client.start();
+    return accept();
+  }
+
+  /** The latest dial opens, the client says connect, the server answers connected. */
+  ChatHarness accept() {
+    end = net.last();
+    end.open();
+    Frame connect = nextFrame();
+    assertThat(connect.msg()).as("first frame").isEqualTo("connect");
+    end.send("{'msg':'connected','session':'s" + (++sessions) + "'}");
+    return this;
+  }
+
+  /** The server cuts the connection (1006); the client's next dial comes after the 1 s backoff. */
+  ChatHarness drop() {
+    end.closeFromServer(1006, "");
+    inbox.clear();
+    return this;
+  }
+
+  /** The connection drops and the client reconnects 1 s later. */
+  ChatHarness reconnect() {
+    drop();
+    int before = net.count();
+    advance(Duration.ofSeconds(1));
+    assertThat(net.count()).as("dials after the backoff").isEqualTo(before + 1);
+    return accept();
+  }
+
+  /** Lets virtual time pass, running every timer due. */
+  ChatHarness advance(Duration d) {
+    time.advance(d);
+    return this;
+  }
+
+  /** Returns the frames the client sent since the last read, summarised, and consumes them. */
+  List<String> sent() {
+    List<String> out = new ArrayList<>();
+    for (Frame f; (f = poll()) != null; ) {
+      out.add(f.summary());
+    }
+    return out;
+  }
+
+  /** Reads the next frame the client sent; fails if there is none or it is not {@code summary}. */
+  Frame expect(String summary) {
+    Frame f = poll();
+    assertThat(f).as("a frame " + summary + " sent by the client").isNotNull();
+    assertThat(f.summary()).isEqualTo(summary);
+    return f;
+  }
+
+  /** Reads the next frame the client sent; fails if there is none. */
+  Frame next() {
+    return nextFrame();
+  }
+
+  /** Asserts that the client sent nothing (pings aside) since the last read. */
+  ChatHarness expectNothing() {
+    assertThat(sent()).as("frames sent by the client").isEmpty();
+    return this;
+  }
+
+  /** Answers a call with {@code result} (single-quoted JSON), or with no result field if null. */
+  ChatHarness result(Frame call, String result) {
+    ObjectNode r = NODES.objectNode().put("msg", "result").put("id", call.id());
+    if (result != null) {
+      r.set("result", ServerEnd.json(result));
+    }
+    end.sendRaw(r.toString());
+    return this;
+  }
+
+  /** Answers a login with a token. */
+  ChatHarness loggedIn(Frame login) {
+    return result(login, "{'id':'u1','token':'tok-1','tokenExpires':{'$date':1}}");
+  }
+
+  /** Answers a call with an error; {@code timeToReset} (ms) in its details if not null. */
+  ChatHarness error(Frame call, String error, Long timeToReset) {
+    ObjectNode r = NODES.objectNode().put("msg", "result").put("id", call.id());
+    r.set("error", errorNode(error, timeToReset));
+    end.sendRaw(r.toString());
+    return this;
+  }
+
+  /** The server says a subscription is ready. */
+  ChatHarness ready(Frame sub) {
+    ObjectNode r = NODES.objectNode().put("msg", "ready");
+    r.putArray("subs").add(sub.id());
+    end.sendRaw(r.toString());
+    return this;
+  }
+
+  /** The server refuses or ends a subscription with an error. */
+  ChatHarness nosub(Frame sub, String error, Long timeToReset) {
+    ObjectNode r = NODES.objectNode().put("msg", "nosub").put("id", sub.id());
+    r.set("error", errorNode(error, timeToReset));
+    end.sendRaw(r.toString());
+    return this;
+  }
+
+  /** The server pushes a message on a room's stream. */
+  ChatHarness push(String rid, String id, String text, long tsMillis) {
+    ObjectNode r =
+        NODES.objectNode()
+            .put("msg", "changed")
+            .put("collection", ChatClient.STREAM)
+            .put("id", "id");
+    ObjectNode fields = r.putObject("fields");
+    fields.put("eventName", rid);
+    fields.putArray("args").add(message(rid, id, text, tsMillis));
+    end.sendRaw(r.toString());
+    return this;
+  }
+
+  /** A Rocket.Chat message document by bob. */
+  static ObjectNode message(String rid, String id, String text, long tsMillis) {
+    ObjectNode m = NODES.objectNode().put("_id", id).put("rid", rid).put("msg", text);
+    m.putObject("u").put("_id", "u2").put("username", "bob");
+    m.putObject("ts").put("$date", tsMillis);
+    return m;
+  }
+
+  /** A {@code loadHistory} answer ({@code {"messages": [...]}}) as single-quote-free JSON. */
+  static String history(ObjectNode... messages) {
+    ObjectNode r = NODES.objectNode();
+    ArrayNode a = r.putArray("messages");
+    for (ObjectNode m : messages) {
+      a.add(m);
+    }
+    return r.toString();
+  }
+
+  /** A {@code loadMissedMessages} answer (an array). */
+  static String missed(ObjectNode... messages) {
+    ArrayNode a = NODES.arrayNode();
+    for (ObjectNode m : messages) {
+      a.add(m);
+    }
+    return a.toString();
+  }
+
+  private static ObjectNode errorNode(String error, Long timeToReset) {
+    ObjectNode e = NODES.objectNode().put("isClientSafe", true).put("error", error);
+    e.put("reason", error).put("message", error + " [" + error + "]").put("errorType", "Meteor.Error");
+    if (timeToReset != null) {
+      e.putObject("details").put("timeToReset", timeToReset);
+    }
+    return e;
+  }
+
+  private Frame poll() {
+    if (inbox.isEmpty() && end != null) {
+      for (JsonNode n : end.drain()) {
+        String msg = n.path("msg").asText();
+        if (!msg.equals("ping") && !msg.equals("pong")) {
+          inbox.add(new Frame(n));
+        }
+      }
+    }
+    return inbox.poll();
+  }
+
+  private Frame nextFrame() {
+    Frame f = poll();
+    assertThat(f).as("a frame from the client").isNotNull();
+    return f;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+
+  /** One frame the client sent. */
+  record Frame(JsonNode json) {
+    String msg() {
+      return json.path("msg").asText();
+    }
+
+    String id() {
+      return json.path("id").asText();
+    }
+
+    JsonNode params() {
+      return json.path("params");
+    }
+
+    /**
+     * "login", "sub r1", "unsub ID", "loadHistory r1", "loadMissedMessages r1", "sendMessage r1
+     * text", "rooms/get", or the frame as JSON for anything else.
+     */
+    String summary() {
+      switch (msg()) {
+        case "sub":
+          return "sub " + params().path(0).asText();
+        case "unsub":
+          return "unsub";
+        case "method":
+          String m = json.path("method").asText();
+          return switch (m) {
+            case "login", "rooms/get" -> m;
+            case "loadHistory", "loadMissedMessages" -> m + " " + params().path(0).asText();
+            case "sendMessage" -> m + " " + params().path(0).path("rid").asText() + " "
+                + params().path(0).path("msg").asText();
+            default -> m + " " + params();
+          };
+        default:
+          return json.toString();
+      }
+    }
+  }
+
+  /** A wall clock that reads the virtual time. */
+  private static final class VirtualClock extends Clock {
+    private final VirtualScheduler time;
+
+    VirtualClock(VirtualScheduler time) {
+      this.time = time;
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      throw new UnsupportedOperationException("UTC only");
+    }
+
+    @Override
+    public Instant instant() {
+      return T0.plus(time.now());
+    }
+  }
+}
