@@ -4,6 +4,7 @@ import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.VirtualScheduler;
+import dev.ddpkit.reconnect.admission.Admission;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,7 +54,9 @@ public final class HerdSimulation {
 
   private HerdSimulation(HerdConfig config) {
     this.config = config;
-    this.server = new ModelServer(config.downtime().toNanos(), config.capacity(), config.burst());
+    this.server =
+        new ModelServer(
+            config.downtime().toNanos(), config.capacity(), config.burst(), config.hints());
     int n = config.clients();
     this.managers = new ReconnectionManager[n];
     this.backAt = new long[n];
@@ -153,25 +156,21 @@ public final class HerdSimulation {
     }
     long now = clock.read() - dropAt;
     int ms = (int) (now / MS);
-    switch (server.admit(now)) {
-      case REFUSED -> {
-        refusedPerMs.add(ms);
-        m.closed(CloseCodes.ABNORMAL, "");
-      }
-      case ACCEPTED -> {
-        acceptedPerMs.add(ms);
-        backAt[back++] = now;
-        m.opened();
-      }
-      case REJECTED -> {
-        rejectedPerMs.add(ms);
-        String reason =
-            config.hints()
-                ? "overloaded; retry-after=" + server.retryAfterMillis(now)
-                : "overloaded";
-        m.closed(CloseCodes.TRY_AGAIN_LATER, reason);
-      }
-      default -> throw new AssertionError("Unexpected verdict");
+    if (server.down(now)) {
+      refusedPerMs.add(ms);
+      m.closed(CloseCodes.ABNORMAL, "");
+      return;
+    }
+    Admission.Verdict verdict = server.admit(now);
+    if (verdict.admitted()) {
+      acceptedPerMs.add(ms);
+      backAt[back++] = now;
+      m.opened();
+    } else {
+      rejectedPerMs.add(ms);
+      m.closed(
+          CloseCodes.TRY_AGAIN_LATER,
+          config.hints() ? verdict.closeReason("overloaded") : "overloaded");
     }
   }
 
