@@ -10,6 +10,7 @@ import dev.ddpkit.ddp.transport.Transport;
 import dev.ddpkit.ddp.transport.TransportFactory;
 import dev.ddpkit.ddp.transport.TransportListener;
 import dev.ddpkit.reconnect.Cancellable;
+import dev.ddpkit.reconnect.Attempt;
 import dev.ddpkit.reconnect.ReconnectStatus;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.Scheduler;
@@ -142,6 +143,8 @@ final class ClientEngine {
   /** The last value of {@link #resyncing} told to the resync listeners. */
   private boolean resyncAnnounced;
   private ReconnectStatus lastManager;
+  /** The manager's attempt that the current transport was dialed for; reports go to it. */
+  private Attempt attempt;
   private Instant lastRetryTime;
   private final Cancellable managerListener;
 
@@ -289,15 +292,16 @@ final class ClientEngine {
     }
   }
 
-  private void dial(int attempt) {
+  private void dial(Attempt attempt) {
     if (closed || failure != null) {
       return;
     }
+    this.attempt = attempt;
     if (transport != null) {
       retire(transport, 1000, "redial");
       transport = null;
     }
-    log.debug("{}: dialing {} (attempt {})", name, Redaction.uri(uri), attempt);
+    log.debug("{}: dialing {} (attempt {})", name, Redaction.uri(uri), attempt.number());
     negotiations = 0;
     openTransport();
   }
@@ -490,7 +494,7 @@ final class ClientEngine {
     everConnected = true;
     lastInboundNanos = ticker.read();
     log.info("{}: connected (DDP {})", name, version);
-    manager.opened();
+    attempt.opened();
     tellEach(connectionListeners, "connection listener", l -> l.onConnected(reconnect));
     startHeartbeat();
     if (!reconnect) {
@@ -1023,7 +1027,9 @@ final class ClientEngine {
   private void lost(int code, String reason) {
     boolean wasConnected = phase == Phase.CONNECTED;
     List<PendingCall> failed = detach();
-    manager.closed(code, reason);
+    if (attempt != null) {
+      attempt.closed(code, reason);
+    }
     for (PendingCall c : failed) {
       c.future.completeExceptionally(
           new DdpMethodException(

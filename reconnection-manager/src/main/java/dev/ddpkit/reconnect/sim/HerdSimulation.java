@@ -1,5 +1,6 @@
 package dev.ddpkit.reconnect.sim;
 
+import dev.ddpkit.reconnect.Attempt;
 import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
@@ -23,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * the master seed, and the virtual scheduler runs ties in the order they were scheduled, so a run
  * is a pure function of its configuration. No thread is created and nothing sleeps.
  *
- * <p>A dial reaches the server {@code latency} after the manager asks for it, and the client learns
- * the verdict at that same instant: {@code opened()} if admitted, {@code closed(1006, "")} while
- * the server is down, {@code closed(1013, reason)} over capacity. Admitted clients stay connected.
+ * <p>A dial reaches the server {@code latency} after the manager asks for it, and the client reports
+ * the verdict on its attempt at that same instant: {@code opened()} if admitted, {@code
+ * closed(1006, "")} while the server is down, {@code closed(1013, reason)} over capacity. Admitted clients stay connected.
  * The run stops when every client is back or at the horizon, whichever comes first.
  */
 public final class HerdSimulation {
@@ -40,6 +41,8 @@ public final class HerdSimulation {
   private final VirtualScheduler clock = new VirtualScheduler();
   private final ModelServer server;
   private final ReconnectionManager[] managers;
+  /** Each client's latest attempt: one dial in flight at a time, so the one to report on. */
+  private final Attempt[] attempts;
   private final ArrivalQueue inFlight = new ArrivalQueue();
   private final Runnable pump = this::pump;
   private boolean pumpScheduled;
@@ -59,6 +62,7 @@ public final class HerdSimulation {
             config.downtime().toNanos(), config.capacity(), config.burst(), config.hints());
     int n = config.clients();
     this.managers = new ReconnectionManager[n];
+    this.attempts = new Attempt[n];
     this.backAt = new long[n];
     SplittableRandom master = new SplittableRandom(config.seed());
     // Both are immutable: one shared instance keeps their tables hot in the cache, where 100,000
@@ -99,13 +103,13 @@ public final class HerdSimulation {
   private HerdResult execute() {
     for (int i = 0; i < managers.length; i++) {
       int client = i;
-      managers[i].start(attempt -> dial(client));
+      managers[i].start(attempt -> dial(client, attempt));
     }
     clock.advance(WARM_UP);
     dropped = true;
     dropAt = clock.read();
-    for (ReconnectionManager m : managers) {
-      m.closed(CloseCodes.ABNORMAL, "");
+    for (Attempt a : attempts) {
+      a.closed(CloseCodes.ABNORMAL, "");
     }
     long end = dropAt + config.horizon().toNanos();
     while (back < managers.length && clock.read() < end && clock.pendingTasks() > 0) {
@@ -125,7 +129,8 @@ public final class HerdSimulation {
    * wait in a FIFO and one scheduler task (the pump) delivers all that are due: this halves the
    * work of the scheduler's heap, which dominates a large run.
    */
-  private void dial(int client) {
+  private void dial(int client, Attempt attempt) {
+    attempts[client] = attempt;
     if (dropped) {
       dials++;
     }
@@ -149,26 +154,26 @@ public final class HerdSimulation {
   }
 
   private void arrive(int client) {
-    ReconnectionManager m = managers[client];
+    Attempt a = attempts[client];
     if (!dropped) {
-      m.opened();
+      a.opened();
       return;
     }
     long now = clock.read() - dropAt;
     int ms = (int) (now / MS);
     if (server.down(now)) {
       refusedPerMs.add(ms);
-      m.closed(CloseCodes.ABNORMAL, "");
+      a.closed(CloseCodes.ABNORMAL, "");
       return;
     }
     Admission.Verdict verdict = server.admit(now);
     if (verdict.admitted()) {
       acceptedPerMs.add(ms);
       backAt[back++] = now;
-      m.opened();
+      a.opened();
     } else {
       rejectedPerMs.add(ms);
-      m.closed(
+      a.closed(
           CloseCodes.TRY_AGAIN_LATER,
           config.hints() ? verdict.closeReason("overloaded") : "overloaded");
     }
