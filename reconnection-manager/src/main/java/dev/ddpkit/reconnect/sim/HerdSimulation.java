@@ -1,6 +1,7 @@
 package dev.ddpkit.reconnect.sim;
 
 import dev.ddpkit.reconnect.Attempt;
+import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import org.slf4j.Logger;
@@ -55,7 +57,7 @@ public final class HerdSimulation {
   private long dials;
   private int back;
 
-  private HerdSimulation(HerdConfig config) {
+  private HerdSimulation(HerdConfig config, Backoff backoff) {
     this.config = config;
     this.server =
         new ModelServer(
@@ -68,7 +70,6 @@ public final class HerdSimulation {
     // Both are immutable: one shared instance keeps their tables hot in the cache, where 100,000
     // copies would each be a cache miss on every close.
     ClosePolicy closePolicy = ClosePolicy.ddp();
-    var backoff = config.policy().backoff();
     for (int i = 0; i < n; i++) {
       SplittableRandom random = master.split();
       managers[i] =
@@ -88,7 +89,15 @@ public final class HerdSimulation {
     if (LoggerFactory.getLogger(ReconnectionManager.class).isDebugEnabled()) {
       log.warn("debug logging is on for {}: a herd run will be slow", ReconnectionManager.class);
     }
-    return new HerdSimulation(config).execute();
+    return new HerdSimulation(config, config.policy().backoff()).execute();
+  }
+
+  /**
+   * Runs one scenario with every client on {@code backoff} instead of the policy's preset (the
+   * result still names the config's policy): for a sweep over curves.
+   */
+  static HerdResult run(HerdConfig config, Backoff backoff) {
+    return new HerdSimulation(config, Objects.requireNonNull(backoff, "backoff")).execute();
   }
 
   /** Runs the same scenario once per policy, in the given order. */
@@ -108,8 +117,15 @@ public final class HerdSimulation {
     clock.advance(WARM_UP);
     dropped = true;
     dropAt = clock.read();
-    for (Attempt a : attempts) {
-      a.closed(CloseCodes.ABNORMAL, "");
+    for (int i = 0; i < attempts.length; i++) {
+      if (config.planned()) {
+        // A planned restart: each connection is told when its place in the queue comes up.
+        attempts[i].closed(
+            CloseCodes.SERVICE_RESTART,
+            server.restartAppointment(i + 1).closeReason("service restart"));
+      } else {
+        attempts[i].closed(CloseCodes.ABNORMAL, "");
+      }
     }
     long end = dropAt + config.horizon().toNanos();
     while (back < managers.length && clock.read() < end && clock.pendingTasks() > 0) {
