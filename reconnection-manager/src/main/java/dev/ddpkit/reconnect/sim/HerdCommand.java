@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,7 +95,7 @@ public final class HerdCommand {
     }
     if (options.svg != null) {
       try {
-        Files.writeString(options.svg, HerdReport.svg(results), StandardCharsets.UTF_8);
+        Files.write(options.svg, HerdReport.svg(results).getBytes(StandardCharsets.UTF_8));
       } catch (IOException | RuntimeException e) {
         err.println("herd: cannot write " + options.svg + ": " + e);
         return 1;
@@ -138,10 +139,10 @@ public final class HerdCommand {
           case "--policy", "--policies" -> o.policies = HerdPolicy.listFromNames(c.value());
           case "--svg" -> {
             String file = c.value();
-            if (file.isBlank()) {
+            if (file.trim().isEmpty()) {
               throw new IllegalArgumentException("--svg needs a file name");
             }
-            o.svg = Path.of(file);
+            o.svg = Paths.get(file);
           }
           default -> throw c.unknown();
         }
