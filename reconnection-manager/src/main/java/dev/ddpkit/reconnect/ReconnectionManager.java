@@ -2,6 +2,8 @@ package dev.ddpkit.reconnect;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
@@ -10,10 +12,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides when to reconnect. The socket owner reports what happens ({@link #opened()}, {@link
- * #closed(int, String)}, {@link #networkAvailable()}, {@link #networkLost()}, {@link #suspend()},
- * {@link #resume()}, {@link #stop()}); the manager calls the {@link Connector} when it is time to
- * dial.
+ * Decides when to reconnect. The manager calls the {@link Connector} when it is time to dial,
+ * handing it an {@link Attempt}; the socket made for that attempt reports what became of it on the
+ * attempt ({@link Attempt#opened()}, {@link Attempt#closed(int, String)}, {@link
+ * Attempt#failed(Throwable)}). The owner reports the rest here ({@link #networkAvailable()}, {@link
+ * #networkLost()}, {@link #suspend()}, {@link #resume()}, {@link #stop()}).
  *
  * <p>Rules it keeps:
  *
@@ -26,9 +29,10 @@ import org.slf4j.LoggerFactory;
  *   <li>listeners and the connector are called outside the lock, in the order of the changes.
  * </ul>
  *
- * <p>Thread-safe. Reports that do not fit the state (a second {@code closed}, an {@code opened}
- * after {@code stop}) are ignored, so a late callback from an old socket cannot start a second
- * timer. The connector and the listeners run one at a time, in the order of the changes, on
+ * <p>Thread-safe. Reports on an attempt that is no longer current (a newer one was dialed, or the
+ * manager stopped) are ignored, and so are reports that do not fit the state (a second {@code
+ * closed}), so a late callback from an old socket is never charged to the current one and cannot
+ * start a second timer. The connector and the listeners run one at a time, in the order of the changes, on
  * whichever thread is delivering them (the reporting thread or the scheduler's); a report made
  * while another thread is delivering returns at once and its events follow in order. A queued
  * dial that was overtaken (by a stop, by a close) before it ran is dropped, not made.
@@ -62,13 +66,14 @@ public final class ReconnectionManager {
   private final DoubleSupplier random;
   private final Runnable credentialsRefresher;
   private final String name;
-  private final CopyOnWriteArrayList<ReconnectListener> listeners = new CopyOnWriteArrayList<>();
+  private final CopyOnWriteArrayList<ReconnectListener> listeners;
 
   private final Object lock = new Object();
   // Everything below is guarded by lock.
   private final ArrayDeque<Runnable> outbox = new ArrayDeque<>();
   private boolean draining;
   private Connector connector;
+  private Attempt current;
   private State state = State.IDLE;
   private int attempt;
   private Duration delay = Duration.ZERO;
@@ -94,9 +99,7 @@ public final class ReconnectionManager {
     this.random = b.random;
     this.credentialsRefresher = b.credentialsRefresher;
     this.name = b.name;
-    if (b.listener != null) {
-      listeners.add(b.listener);
-    }
+    this.listeners = new CopyOnWriteArrayList<>(b.listeners);
     this.snapshot = snapshotLocked();
   }
 
@@ -165,9 +168,13 @@ public final class ReconnectionManager {
     drain();
   }
 
-  /** Reports that the connection is open (for DDP: {@code connected} received). */
-  public void opened() {
+  /** {@link Attempt#opened()}: the connection of attempt {@code a} is open. */
+  void opened(Attempt a) {
     synchronized (lock) {
+      if (a != current) {
+        log.debug("{}: opened() of superseded {} ignored", name, a);
+        return;
+      }
       if (state != State.CONNECTING) {
         log.debug("{}: opened() ignored in state {}", name, state);
         return;
@@ -180,18 +187,27 @@ public final class ReconnectionManager {
     drain();
   }
 
-  /**
-   * Reports that the connection closed or could not be made. A close the client asked for must be
-   * reported with {@link #stop()} instead.
-   *
-   * @param code the close code (1006 when the connection dropped or failed to open)
-   * @param reason the close reason, may be empty; {@code retry-after=<millis>} is honoured
-   */
-  public void closed(int code, String reason) {
+  /** {@link Attempt#closed(int, String)}: the connection of attempt {@code a} closed. */
+  void closed(Attempt a, int code, String reason) {
+    IllegalStateException fault;
     synchronized (lock) {
-      closedLocked(code, reason);
+      if (a != current) {
+        log.debug("{}: closed({}) of superseded {} ignored", name, code, a);
+        return;
+      }
+      fault = closedLocked(code, reason);
     }
     drain();
+    if (fault != null) {
+      throw fault;
+    }
+  }
+
+  /** {@link Attempt#isCurrent()}. */
+  boolean isCurrent(Attempt a) {
+    synchronized (lock) {
+      return a == current;
+    }
   }
 
   /**
@@ -253,6 +269,7 @@ public final class ReconnectionManager {
         return;
       }
       cancelTimerLocked();
+      current = null;
       reason = "stopped by client";
       moveLocked(State.STOPPED);
     }
@@ -261,10 +278,14 @@ public final class ReconnectionManager {
 
   // ---- transitions (all under lock) ----
 
-  private void closedLocked(int code, String reason) {
+  /**
+   * Applies a close of the current attempt. Returns the failure of a broken {@link Backoff} (the
+   * manager has then stopped with it as its reason) for the reporter to throw, or null.
+   */
+  private IllegalStateException closedLocked(int code, String reason) {
     if (state != State.CONNECTING && state != State.CONNECTED) {
       log.debug("{}: closed({}) ignored in state {}", name, code, state);
-      return;
+      return null;
     }
     cancelTimerLocked();
     if (stable) {
@@ -280,29 +301,31 @@ public final class ReconnectionManager {
       case REFRESH_AUTH -> {
         if (authRefreshUsed) {
           // The refresh did not help: back off as for any retry, honouring a hint if any.
-          retryLocked(decision.floor());
+          return retryLocked(decision.floor());
+        }
+        authRefreshUsed = true;
+        if (!countAttemptLocked()) {
+          return null;
+        }
+        outbox.add(this::refreshCredentials);
+        if (!decision.floor().isZero()) {
+          // A hint raises the floor of this retry too: the immediate one waits it out.
+          waitLocked(hintedDelayLocked(decision.floor()));
+          return null;
+        }
+        delay = Duration.ZERO;
+        if (isHeldLocked()) {
+          moveLocked(State.HELD);
         } else {
-          authRefreshUsed = true;
-          if (!countAttemptLocked()) {
-            return;
-          }
-          outbox.add(this::refreshCredentials);
-          if (!decision.floor().isZero()) {
-            // A hint raises the floor of this retry too: the immediate one waits it out.
-            waitLocked(hintedDelayLocked(decision.floor()));
-            return;
-          }
-          delay = Duration.ZERO;
-          if (isHeldLocked()) {
-            moveLocked(State.HELD);
-          } else {
-            dialLocked();
-          }
+          dialLocked();
         }
       }
-      case RETRY, RETRY_SLOW -> retryLocked(decision.floor());
+      case RETRY, RETRY_SLOW -> {
+        return retryLocked(decision.floor());
+      }
       default -> throw new AssertionError("Unexpected action: " + decision.action());
     }
+    return null;
   }
 
   /** Counts one more attempt; if that is past maxAttempts, stops (gave up) and returns false. */
@@ -317,15 +340,25 @@ public final class ReconnectionManager {
     return true;
   }
 
-  private void retryLocked(Duration floor) {
+  private IllegalStateException retryLocked(Duration floor) {
     if (!countAttemptLocked()) {
-      return;
+      return null;
     }
-    Duration d = nextDelayLocked();
+    Duration d;
+    try {
+      d = nextDelayLocked();
+    } catch (IllegalStateException e) {
+      // Swapping in another curve would hide the bug; waiting for ever would wedge the client.
+      log.error("{}: {}; stopping", name, e.getMessage(), e.getCause());
+      this.reason = e.getMessage();
+      moveLocked(State.STOPPED);
+      return e;
+    }
     if (d.compareTo(floor) < 0) {
       d = hintedDelayLocked(floor);
     }
     waitLocked(d);
+    return null;
   }
 
   /**
@@ -383,11 +416,11 @@ public final class ReconnectionManager {
 
   private void dialLocked() {
     cancelTimerLocked();
+    Attempt a = new Attempt(this, attempt);
+    current = a;
     moveLocked(State.CONNECTING);
     Connector c = connector;
-    int n = attempt;
-    long gen = generation;
-    outbox.add(() -> dial(c, n, gen));
+    outbox.add(() -> dial(c, a));
   }
 
   private void scheduleLocked(Duration after, java.util.function.LongConsumer task) {
@@ -406,6 +439,9 @@ public final class ReconnectionManager {
 
   private void moveLocked(State next) {
     state = next;
+    if (next == State.STOPPED) {
+      current = null; // every report on an attempt made so far is now a no-op
+    }
     ReconnectStatus s = snapshotLocked();
     snapshot = s;
     outbox.add(() -> notifyListeners(s));
@@ -421,24 +457,12 @@ public final class ReconnectionManager {
   }
 
   /**
-   * The backoff's delay for the current attempt. A custom backoff that throws or returns null or a
-   * negative delay would otherwise leave the manager in CONNECTING with no timer, never to dial
-   * again: it is logged and the RFC curve is used for this attempt instead. A delay beyond ~292
-   * years is clamped.
+   * The backoff's delay for the current attempt, a delay beyond ~292 years clamped.
+   *
+   * @throws IllegalStateException if the backoff threw or returned null or a negative delay
    */
   private Duration nextDelayLocked() {
-    double s = sample();
-    try {
-      Duration d = backoff.delay(attempt, s);
-      if (d != null && !d.isNegative()) {
-        // Clamped so that the status's delay and next-try time always fit in nanoseconds.
-        return d.compareTo(Backoffs.MAX_DURATION) > 0 ? Backoffs.MAX_DURATION : d;
-      }
-      log.warn("{}: backoff {} returned {} for attempt {}; using rfc", name, backoff, d, attempt);
-    } catch (RuntimeException e) {
-      log.warn("{}: backoff {} failed for attempt {}; using rfc", name, backoff, attempt, e);
-    }
-    return Backoff.rfc().delay(attempt, s);
+    return Backoffs.checkedDelay(backoff, attempt, sample());
   }
 
   /** A sample in [0, 1) from the configured source, or a fresh one if that source misbehaves. */
@@ -486,25 +510,25 @@ public final class ReconnectionManager {
     drain();
   }
 
-  private void dial(Connector c, int n, long gen) {
+  private void dial(Connector c, Attempt a) {
     synchronized (lock) {
       // Superseded between being queued and now (a listener called stop(), another thread
       // reported a close): calling the connector would open a socket whose every report is
       // then ignored.
-      if (gen != generation || state != State.CONNECTING) {
-        log.debug("{}: dial of attempt {} superseded, not calling the connector", name, n);
+      if (a != current || state != State.CONNECTING) {
+        log.debug("{}: dial of {} superseded, not calling the connector", name, a);
         return;
       }
     }
     try {
-      c.connect(n);
+      c.connect(a);
     } catch (Exception | LinkageError e) {
-      log.debug("{}: connector failed on attempt {}", name, n, e);
+      log.debug("{}: connector failed on {}", name, a, e);
       synchronized (lock) {
-        // Check and close under one lock: between a check and a separate closed() call another
-        // thread may report a close and kick a new dial, and this failure would then be taken
-        // for the new attempt's, arming a timer while that attempt is still in flight.
-        if (gen == generation && state == State.CONNECTING) {
+        // Only while the attempt is still dialing: a connector that reported opened() before it
+        // threw has a connection, and one that reported its close has been dealt with.
+        if (a == current && state == State.CONNECTING) {
+          // A broken backoff has stopped the manager and logged it; nobody to throw it to here.
           closedLocked(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
         }
       }
@@ -591,14 +615,22 @@ public final class ReconnectionManager {
     private Ticker ticker;
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
     private Runnable credentialsRefresher = () -> {};
-    private ReconnectListener listener;
+    private final List<ReconnectListener> listeners = new ArrayList<>();
     private String name = "reconnect";
 
     private Builder() {}
 
-    /** Sets the backoff curve (default {@link Backoff#rfc()}). */
+    /**
+     * Sets the backoff curve (default {@link Backoff#rfc()}). It is tried at once on the first
+     * attempts; a backoff that fails later stops the manager and the report that hit it throws.
+     *
+     * @throws IllegalArgumentException if the backoff throws or returns null or a negative delay
+     *     for one of the first attempts
+     */
     public Builder backoff(Backoff backoff) {
-      this.backoff = Objects.requireNonNull(backoff, "backoff");
+      Objects.requireNonNull(backoff, "backoff");
+      Backoffs.probe("backoff", backoff);
+      this.backoff = backoff;
       return this;
     }
 
@@ -669,9 +701,12 @@ public final class ReconnectionManager {
       return this;
     }
 
-    /** Adds a first listener (more with {@link ReconnectionManager#addListener}). */
+    /**
+     * Adds a listener, called for every change from the first on; each call adds one more (more
+     * can be added later with {@link ReconnectionManager#addListener}).
+     */
     public Builder listener(ReconnectListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

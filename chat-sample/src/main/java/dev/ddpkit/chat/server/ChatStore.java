@@ -3,16 +3,14 @@ package dev.ddpkit.chat.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -34,17 +32,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server's storage: an append-only journal in the data directory, one JSON record a line,
- * replayed into memory on open. Every write goes through one writer thread that applies a batch
+ * The server's storage: an append-only journal in the data directory, one checksummed JSON record
+ * a line (the format is {@link Journal}'s), replayed into memory on open. Every write goes through one writer thread that applies a batch
  * of operations in memory, appends their records to the journal and forces it to the device, and
  * only then completes the operations' futures: nothing is acknowledged before it is durable, and
  * one fsync covers a whole batch (group commit). Reads go straight to the in-memory maps from any
  * thread; reads of messages only see messages that are already durable.
  *
- * <p>A crash can leave at most a torn last line (a batch that was never acknowledged): it is cut
- * off when the journal is opened again. A corrupt line anywhere else stops the open with an
- * error rather than silently losing what follows. A clean {@link #close()} compacts the journal
- * into a snapshot (written aside, forced, then moved over the journal atomically).
+ * <p>A crash or a power loss can leave at most a damaged tail (a batch that was never
+ * acknowledged): it is cut off, and logged, when the journal is opened again. A damaged record
+ * followed by whole ones stops the open with an error naming its byte offset rather than silently
+ * losing what follows. A clean {@link #close()} compacts the journal into a snapshot (written
+ * aside, forced, then moved over the journal atomically), and so does an open that finds the
+ * journal more than twice the size of what it holds, so a server that is only ever killed keeps a
+ * bounded journal. An open migrates a journal of version 1 (no checksums) to version 2.
  *
  * <p>Why not an embedded database: the first version used H2's MVStore, and a ten-minute chaos run
  * (200 hard kills and drains) lost acknowledged messages: after a {@code closeImmediately()} the
@@ -68,6 +69,8 @@ final class ChatStore {
   private static final Logger log = LoggerFactory.getLogger(ChatStore.class);
   private static final int QUEUE_CAPACITY = 1 << 16;
   private static final int MAX_BATCH = 1024;
+  /** Dead records an open tolerates beyond the live ones before it compacts. */
+  private static final int COMPACT_SLACK = 256;
 
   /** An append's outcome: the stored message, and whether it was stored before. */
   record Append(ObjectNode message, boolean duplicate) {}
@@ -96,8 +99,8 @@ final class ChatStore {
   private long lastTs;
   /** Messages appended in the batch being applied; writer thread only. */
   private final List<ObjectNode> batchMessages = new ArrayList<>();
-  /** Journal records of the batch being applied, one line each; writer thread only. */
-  private final StringBuilder batchRecords = new StringBuilder();
+  /** Journal records of the batch being applied, encoded; writer thread only. */
+  private final ByteArrayOutputStream batchRecords = new ByteArrayOutputStream();
   /** Set when a journal write failed: memory may be ahead of the disk, so nothing more is taken. */
   private volatile boolean broken;
 
@@ -116,14 +119,8 @@ final class ChatStore {
           StandardOpenOption.WRITE);
       this.lock = lockOrFail(lockCh);
       this.lockChannel = lockCh;
-      boolean fresh = !Files.exists(file);
-      ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-          StandardOpenOption.WRITE);
+      ch = recover();
       this.channel = ch;
-      if (fresh) {
-        forceDirectory(); // the new file's name must survive a power loss too
-      }
-      replay();
     } catch (IOException e) {
       closeQuietly(ch);
       closeQuietly(lockCh);
@@ -146,13 +143,6 @@ final class ChatStore {
       return dir.toRealPath();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot use the data directory " + dir, e);
-    }
-  }
-
-  /** Forces the directory entry (a created or renamed file) to the device. */
-  private void forceDirectory() throws IOException {
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      d.force(true);
     }
   }
 
@@ -189,39 +179,60 @@ final class ChatStore {
 
   // ---------------------------------------------------------------- the journal
 
-  /** Reads the journal into memory; cuts off a torn last line left by a crash. */
-  private void replay() throws IOException {
-    long size = channel.size();
-    if (size > Integer.MAX_VALUE - 16) {
-      throw new IllegalStateException("journal too large to replay: " + size + " bytes");
-    }
-    ByteBuffer buf = ByteBuffer.allocate((int) size);
-    while (buf.hasRemaining() && channel.read(buf, buf.position()) >= 0) {
-      // read until full
-    }
-    byte[] bytes = buf.array();
-    int lineStart = 0;
-    int lineNo = 0;
-    for (int i = 0; i < bytes.length; i++) {
-      if (bytes[i] == '\n') {
-        lineNo++;
-        String line = new String(bytes, lineStart, i - lineStart, StandardCharsets.UTF_8);
-        try {
-          applyRecord(Frames.readStored(line));
-        } catch (RuntimeException e) {
-          throw new IllegalStateException("journal " + file + " is corrupt at line " + lineNo, e);
-        }
-        lineStart = i + 1;
+  /**
+   * Reads the journal into memory, cuts off a damaged tail, migrates or compacts it when due, and
+   * opens it for appending.
+   */
+  private FileChannel recover() throws IOException {
+    boolean existed = Files.exists(file);
+    byte[] bytes = Journal.readAll(file);
+    Journal.Contents contents = Journal.read(bytes, file);
+    for (Journal.Entry e : contents.entries()) {
+      try {
+        applyRecord(Frames.readStored(e.json()));
+      } catch (RuntimeException ex) {
+        throw new IllegalStateException("journal " + file + ": the record at byte offset "
+            + e.offset() + " cannot be applied: " + ex.getMessage(), ex);
       }
     }
-    if (lineStart < bytes.length) {
-      // A batch that was being written when the process died: never acknowledged, drop it.
-      log.warn("journal {}: cutting off a torn last record of {} bytes", file,
-          bytes.length - lineStart);
-      channel.truncate(lineStart);
-      channel.force(true);
+    if (contents.lost() != null) {
+      log.warn("journal {}: cut off a damaged tail at byte offset {} after {} whole records: {};"
+          + " it was never acknowledged (acknowledgements wait for the write to be forced)",
+          file, contents.validEnd(), contents.entries().size(), contents.lost());
     }
-    channel.position(channel.size());
+    long live = users.size() + rooms.size() + tokens.size() + messageIds.size();
+    if (contents.version() == 1) {
+      compact();
+      log.info("journal {}: migrated {} records from version 1 to version 2 (checksummed)", file,
+          contents.entries().size());
+    } else if (contents.entries().size() > 2 * live + COMPACT_SLACK) {
+      compact();
+      log.info("journal {}: compacted on open, {} records ({} bytes) down to {} live ones", file,
+          contents.entries().size(), bytes.length, live);
+    } else if (contents.needsRepair(bytes.length)) {
+      repair(contents.validEnd(), existed);
+    }
+    FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    ch.position(ch.size());
+    return ch;
+  }
+
+  /** Cuts the journal back to its last whole record, or writes the header of a new one. */
+  private void repair(long validEnd, boolean existed) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE)) {
+      ch.truncate(validEnd);
+      if (validEnd == 0) {
+        ByteArrayOutputStream header = new ByteArrayOutputStream();
+        header.writeBytes(Journal.header());
+        ch.position(0);
+        Journal.writeFully(ch, header);
+      }
+      ch.force(true);
+    }
+    if (!existed) {
+      Journal.forceDirectory(dir); // the new file's name must survive a power loss too
+    }
   }
 
   /** Applies one journal record to memory (on replay, and when a write is applied). */
@@ -265,42 +276,24 @@ final class ChatStore {
     return r;
   }
 
-  /** Applies a record to memory and queues its line for the batch's journal write. */
+  /** Applies a record to memory and queues it for the batch's journal write. */
   private void journal(ObjectNode record) {
     applyRecord(record);
-    batchRecords.append(Frames.write(record)).append('\n');
-  }
-
-  private void writeFully(FileChannel ch, ByteBuffer buf) throws IOException {
-    while (buf.hasRemaining()) {
-      ch.write(buf);
-    }
+    Journal.encode(Frames.write(record), batchRecords);
   }
 
   /** Writes the current state as a fresh journal, then moves it over the old one. */
   private void compact() throws IOException {
-    Path tmp = file.resolveSibling(FILE_NAME + ".compact");
-    try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE,
-        StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
-      StringBuilder sb = new StringBuilder();
-      users.forEach((k, v) -> sb.append(Frames.write(record("user", k, Frames.readStored(v))))
-          .append('\n'));
-      rooms.forEach((k, v) -> sb.append(Frames.write(record("room", k, Frames.readStored(v))))
-          .append('\n'));
-      tokens.forEach((k, v) -> sb.append(Frames.write(record("token", k, Frames.readStored(v))))
-          .append('\n'));
-      writeFully(out, ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8)));
-      for (NavigableMap<Long, String> room : roomMessages.values()) {
-        StringBuilder msgs = new StringBuilder();
-        for (String m : room.values()) {
-          msgs.append(Frames.write(record("msg", null, Frames.readStored(m)))).append('\n');
-        }
-        writeFully(out, ByteBuffer.wrap(msgs.toString().getBytes(StandardCharsets.UTF_8)));
+    List<String> records = new ArrayList<>();
+    users.forEach((k, v) -> records.add(Frames.write(record("user", k, Frames.readStored(v)))));
+    rooms.forEach((k, v) -> records.add(Frames.write(record("room", k, Frames.readStored(v)))));
+    tokens.forEach((k, v) -> records.add(Frames.write(record("token", k, Frames.readStored(v)))));
+    for (NavigableMap<Long, String> room : roomMessages.values()) {
+      for (String m : room.values()) {
+        records.add(Frames.write(record("msg", null, Frames.readStored(m))));
       }
-      out.force(true);
     }
-    Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    forceDirectory();
+    Journal.writeSnapshot(file, records);
   }
 
   private static Set<String> memberSet(ObjectNode room) {
@@ -545,8 +538,8 @@ final class ChatStore {
 
   private void makeDurable(List<Op<?>> applied) {
     try {
-      if (batchRecords.length() > 0) {
-        writeFully(channel, ByteBuffer.wrap(batchRecords.toString().getBytes(StandardCharsets.UTF_8)));
+      if (batchRecords.size() > 0) {
+        Journal.writeFully(channel, batchRecords);
         channel.force(false);
       }
     } catch (IOException | RuntimeException e) {
@@ -557,11 +550,11 @@ final class ChatStore {
       log.error("journal write failed; {} operations fail and the store takes no more writes",
           applied.size(), e);
       batchMessages.clear();
-      batchRecords.setLength(0);
+      batchRecords.reset();
       applied.forEach(op -> op.done.completeExceptionally(e));
       return;
     } finally {
-      batchRecords.setLength(0);
+      batchRecords.reset();
     }
     durableTs = lastTs;
     if (!batchMessages.isEmpty()) {

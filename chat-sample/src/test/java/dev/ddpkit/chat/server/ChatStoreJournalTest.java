@@ -94,17 +94,19 @@ class ChatStoreJournalTest {
   }
 
   @Test
-  void aCorruptRecordInTheMiddleStopsTheOpenWithItsLineNumber() throws Exception {
+  void aCorruptRecordInTheMiddleStopsTheOpenWithItsByteOffset() throws Exception {
     ChatStore store = open();
     store.createRoom("general", List.of("alice")).get(5, SECONDS);
     store.closeImmediately();
     Path file = dir.resolve(ChatStore.FILE_NAME);
     String good = Files.readString(file);
-    Files.writeString(file, good + "not json\n" + good, StandardCharsets.UTF_8);
+    String header = Journal.HEADER_TEXT + "\n";
+    Files.writeString(file, good + "not json\n" + good.substring(header.length()),
+        StandardCharsets.UTF_8);
 
     assertThatThrownBy(this::open)
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("corrupt at line 2");
+        .hasMessageContaining("corrupt at byte offset " + good.length());
   }
 
   @Test

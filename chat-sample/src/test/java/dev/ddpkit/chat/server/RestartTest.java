@@ -81,10 +81,10 @@ class RestartTest extends ServerTestSupport {
         .doesNotContain(Secrets.sha256Hex("alice-pw")).doesNotContain("alice-pw")
         .contains(Secrets.tokenKey(token));
 
-    // The journal after a clean stop is a compacted snapshot: one JSON record a line.
+    // The journal after a clean stop is a compacted snapshot: one checksummed JSON record a line.
     java.util.List<com.fasterxml.jackson.databind.JsonNode> records = new java.util.ArrayList<>();
-    for (String line : Files.readAllLines(dataDir.resolve(ChatStore.FILE_NAME))) {
-      records.add(new com.fasterxml.jackson.databind.ObjectMapper().readTree(line));
+    for (Journal.Entry e : Journal.read(raw, dataDir.resolve(ChatStore.FILE_NAME)).entries()) {
+      records.add(new com.fasterxml.jackson.databind.ObjectMapper().readTree(e.json()));
     }
     assertThat(records.stream().filter(r -> r.path("t").asText().equals("token"))
         .map(r -> r.path("k").asText()))

@@ -1,89 +1,58 @@
 package dev.ddpkit.reconnect.sim;
 
+import dev.ddpkit.reconnect.admission.Admission;
+import java.time.Duration;
+
 /**
- * The server of the herd model, on times in nanoseconds since the drop.
+ * The server of the herd model, on times in nanoseconds since the drop: refused outright while
+ * down ({@code t < downtime}), then the server's own {@link Admission}, built when the server
+ * comes up at {@code downtime} (its bucket empty then), on a ticker that reads the time of the
+ * dial being judged. Starting empty makes {@code D + N/C} a true lower bound on the time the last
+ * client is back.
  *
- * <p>Admission: refused outright while down ({@code t < downtime}); then a token bucket that
- * starts empty at {@code downtime}, fills at {@code capacity} tokens per second up to {@code burst}
- * tokens, and admits a dial only if a whole token is there. Starting empty makes {@code D + N/C} a
- * true lower bound on the time the last client is back. Integer arithmetic throughout: one token
- * is {@value #TOKEN} units and the bucket gains {@code capacity} units per nanosecond.
- *
- * <p>Hints: a rejected dial is given the next free slot of a virtual queue drained at {@code
- * capacity} per second, so the k-th client rejected into the current backlog is told to come back
- * in about k/C seconds. The bucket does not reserve tokens for the slots it hands out.
+ * <p>With hints, a rejected dial is given the next free slot and the slot is reserved (the
+ * admission's appointments); without, the admission is the plain token bucket, since nobody would
+ * come back in a slot nobody was told about.
  */
 final class ModelServer {
-  static final long TOKEN = 1_000_000_000L;
-
-  /** What the server does with one dial. */
-  enum Verdict {
-    /** The server is down: the dial fails (1006). */
-    REFUSED,
-    /** Admitted: the client is back. */
-    ACCEPTED,
-    /** Over capacity: closed with 1013. */
-    REJECTED
-  }
-
   private final long downNanos;
-  private final long capacity;
-  private final long burstUnits;
-  private long credit;
-  private long refilledAt;
-  private boolean started;
-  private long backlogStart;
-  private long backlogEnd;
-  private long backlogCount;
+  private final Admission admission;
+  private long now;
 
-  ModelServer(long downNanos, int capacity, int burst) {
+  ModelServer(long downNanos, int capacity, int burst, boolean hints) {
     this.downNanos = downNanos;
-    this.capacity = capacity;
-    this.burstUnits = burst * TOKEN;
+    this.now = downNanos;
+    this.admission =
+        Admission.builder()
+            .capacity(capacity)
+            .burst(burst)
+            .appointments(hints)
+            .ticker(() -> now)
+            .build();
   }
 
-  /** Judges a dial arriving at {@code now} nanoseconds after the drop; times never go back. */
-  Verdict admit(long now) {
-    if (now < downNanos) {
-      return Verdict.REFUSED;
-    }
-    refill(now);
-    if (credit >= TOKEN) {
-      credit -= TOKEN;
-      return Verdict.ACCEPTED;
-    }
-    return Verdict.REJECTED;
-  }
-
-  private void refill(long now) {
-    if (!started) {
-      started = true;
-      refilledAt = downNanos;
-      credit = 0;
-    }
-    long elapsed = now - refilledAt;
-    refilledAt = now;
-    long room = burstUnits - credit;
-    // Compare before multiplying: elapsed * capacity could overflow after a long idle spell.
-    if (elapsed >= room / capacity + 1) {
-      credit = burstUnits;
-    } else {
-      credit += elapsed * capacity;
-    }
+  /** Whether a dial at {@code at} nanoseconds after the drop finds the server down (1006). */
+  boolean down(long at) {
+    return at < downNanos;
   }
 
   /**
-   * Books a slot for a client rejected at {@code now} and returns how many milliseconds it should
-   * wait (rounded up, at least 1).
+   * Judges a dial arriving {@code at} nanoseconds after the drop, once the server is up; times
+   * never go back.
    */
-  long retryAfterMillis(long now) {
-    if (backlogEnd <= now) {
-      backlogStart = now;
-      backlogCount = 0;
+  Admission.Verdict admit(long at) {
+    if (down(at)) {
+      throw new IllegalStateException("the server is down until " + downNanos + " ns: " + at);
     }
-    backlogCount++;
-    long slot = backlogStart + backlogCount * TOKEN / capacity;
-    backlogEnd = slot;
-    return Math.max(1, (slot - now + 999_999) / 1_000_000);
+    now = at;
+    return admission.admit();
+  }
+
+  /**
+   * The appointment (its time in milliseconds after the drop) of the connection in place {@code place}
+   * (1, 2, ...) closed for a planned restart: the downtime plus its place in the queue at C/s.
+   */
+  Admission.Verdict restartAppointment(int place) {
+    return admission.restartAppointment(Duration.ofNanos(downNanos), place);
   }
 }

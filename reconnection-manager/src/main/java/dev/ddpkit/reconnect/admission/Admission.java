@@ -1,0 +1,352 @@
+package dev.ddpkit.reconnect.admission;
+
+import dev.ddpkit.reconnect.Ticker;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+
+/**
+ * Admission control that keeps its appointments: a token bucket of {@code capacity} connections
+ * per second and depth {@code burst}, empty when the server comes up (when it is built). A dial
+ * that finds a token is admitted; a dial past the bucket is rejected with the next free slot, and
+ * that slot is <em>reserved</em>: nobody else's dial can have its token before it. A client that
+ * comes back in its slot (no earlier than the slot, no later than the {@linkplain
+ * Builder#claimWindow claim window} after it) is admitted on the reservation; a reservation not
+ * claimed in time is released, and its token goes back to the bucket.
+ *
+ * <pre>{@code
+ * Admission admission = Admission.builder().capacity(200).build();   // when the server starts
+ * // for each new connection, on any thread:
+ * Admission.Verdict v = admission.admit();
+ * if (!v.admitted()) {
+ *   socket.close(1013, v.closeReason("try again later"));  // "try again later; retry-after=35"
+ * }
+ * }</pre>
+ *
+ * <p><b>Whose reservation.</b> A returning client is not identified: a dial that arrives while a
+ * reservation is due claims the earliest one. The hint stays plain {@code retry-after=<ms>}, which
+ * every client already parses, and no client has to send anything back. The price is fairness,
+ * not throughput: a newcomer can take a due slot, and the client it belonged to then finds none
+ * and is given a later one; the server still admits one client per slot.
+ *
+ * <p><b>The bound.</b> Reserved tokens that have come due but are not yet claimed stay in the
+ * bucket and count toward its depth, and the claim window is shorter than {@code burst/capacity},
+ * so at most {@code burst} tokens are ever waiting: in any window of W seconds at most {@code
+ * burst + capacity * W} dials are admitted; after a herd drains the bucket, {@code capacity * W}
+ * plus what was waiting.
+ *
+ * <p>With {@linkplain Builder#appointments(boolean) appointments off} it is the plain token bucket:
+ * a rejection reserves nothing (for a server that sends no hint, so that nobody would come back in
+ * the slot).
+ *
+ * <p>The server half of the hint protocol; the simulation's model server uses this same class, so
+ * the simulation predicts the server. Thread-safe; time comes from the {@link Ticker}.
+ */
+public final class Admission {
+  /** One token, in bucket units; the bucket gains {@code capacity} units per nanosecond. */
+  private static final long TOKEN = 1_000_000_000L;
+  private static final long MS = 1_000_000L;
+
+  private final long capacity;
+  private final long burstUnits;
+  private final long claimNanos;
+  private final boolean appointments;
+  private final Ticker ticker;
+
+  // Guarded by this.
+  /** Unreserved units in the bucket as of {@code asOf}. */
+  private long stored;
+  /** Up to here all accrual is accounted for; past now, it is promised to reservations. */
+  private long asOf;
+  /** Tokens of released reservations, usable at once. */
+  private long spare;
+  /** Reserved slots in slot order; the first {@code due} of them have come due. */
+  private long[] slots = new long[64];
+  private int head;
+  private int size;
+  private int due;
+  private long lastNow;
+
+  private Admission(Builder b) {
+    this.capacity = b.capacity;
+    this.burstUnits = b.burst * TOKEN;
+    this.claimNanos = b.claimWindow().toNanos();
+    this.appointments = b.appointments;
+    this.ticker = b.ticker;
+    this.asOf = ticker.read();
+    this.lastNow = asOf;
+  }
+
+  /** Returns a builder; {@link Builder#capacity(int)} must be set. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Judges a dial arriving now. */
+  public synchronized Verdict admit() {
+    long now = sync();
+    if (due > 0) {
+      pop();
+      due--;
+      return Verdict.CLAIMED;
+    }
+    if (spare > 0) {
+      spare--;
+      return Verdict.ADMITTED;
+    }
+    if (asOf <= now && stored >= TOKEN) {
+      stored -= TOKEN;
+      return Verdict.ADMITTED;
+    }
+    long need = TOKEN - stored;
+    long ticks = ceilDiv(need, capacity);
+    long slot = asOf + ticks;
+    if (appointments) {
+      stored = ticks * capacity - need;
+      asOf = slot;
+      push(slot);
+    }
+    return Verdict.rejected(Math.max(1, ceilDiv(slot - now, MS)));
+  }
+
+  /**
+   * The appointment of the connection in place {@code place} (1, 2, ...) when this server closes
+   * every connection for a planned restart and expects to be back after {@code downtime}: the new
+   * server's bucket starts empty, so the k-th client's token comes {@code k / capacity} seconds
+   * after it is up. Close with 1012 and {@code closeReason("service restart")}.
+   */
+  public Verdict restartAppointment(Duration downtime, int place) {
+    Objects.requireNonNull(downtime, "downtime");
+    if (downtime.isNegative()) {
+      throw new IllegalArgumentException("downtime must not be negative: " + downtime);
+    }
+    if (place < 1) {
+      throw new IllegalArgumentException("place must be 1 or more: " + place);
+    }
+    long slot = downtime.toNanos() + ceilDiv(place * TOKEN, capacity);
+    return Verdict.rejected(ceilDiv(slot, MS));
+  }
+
+  /** Returns how many reserved slots are waiting to be claimed (booked or due). */
+  public synchronized int reservations() {
+    sync();
+    return size;
+  }
+
+  private long sync() {
+    long now = Math.max(lastNow, ticker.read());
+    lastNow = now;
+    while (due < size && slot(due) <= now) {
+      due++;
+    }
+    while (due > 0 && slot(0) + claimNanos < now) {
+      pop();
+      due--;
+      spare++;
+    }
+    if (now > asOf) {
+      long room = burstUnits - stored;
+      // Compare before multiplying: elapsed * capacity could overflow after a long idle spell.
+      long elapsed = now - asOf;
+      stored = elapsed >= room / capacity + 1 ? burstUnits : stored + elapsed * capacity;
+      asOf = now;
+    }
+    long waiting = (spare + due) * TOKEN;
+    if (stored + waiting > burstUnits) {
+      // Due reservations are promises: the bucket overflows its free tokens instead.
+      stored = Math.max(0, burstUnits - waiting);
+      spare = Math.max(0, Math.min(spare, burstUnits / TOKEN - due));
+    }
+    return now;
+  }
+
+  private long slot(int i) {
+    return slots[(head + i) % slots.length];
+  }
+
+  private void push(long slot) {
+    if (size == slots.length) {
+      long[] grown = new long[slots.length * 2];
+      for (int i = 0; i < size; i++) {
+        grown[i] = slot(i);
+      }
+      slots = grown;
+      head = 0;
+    }
+    slots[(head + size) % slots.length] = slot;
+    size++;
+  }
+
+  private void pop() {
+    head = (head + 1) % slots.length;
+    size--;
+  }
+
+  private static long ceilDiv(long a, long b) {
+    return -Math.floorDiv(-a, b);
+  }
+
+  @Override
+  public String toString() {
+    return "Admission[" + capacity + "/s, burst " + burstUnits / TOKEN + ", claim window "
+        + claimNanos / MS + " ms" + (appointments ? "" : ", no appointments") + "]";
+  }
+
+  /**
+   * What the server does with one dial.
+   *
+   * @param outcome admitted on a free token, on a reservation, or rejected
+   * @param retryAfterMillis for a rejection, when to come back (at least 1 ms; with appointments,
+   *     the reserved slot); 0 when admitted
+   */
+  public record Verdict(Outcome outcome, long retryAfterMillis) {
+    static final Verdict ADMITTED = new Verdict(Outcome.ADMITTED, 0);
+    static final Verdict CLAIMED = new Verdict(Outcome.CLAIMED, 0);
+
+    /** Validates the components. */
+    public Verdict {
+      Objects.requireNonNull(outcome, "outcome");
+      if ((outcome == Outcome.REJECTED) != (retryAfterMillis > 0)) {
+        throw new IllegalArgumentException(
+            "retryAfterMillis must be positive exactly for a rejection: " + retryAfterMillis);
+      }
+    }
+
+    static Verdict rejected(long retryAfterMillis) {
+      return new Verdict(Outcome.REJECTED, retryAfterMillis);
+    }
+
+    /** Whether the connection may stay. */
+    public boolean admitted() {
+      return outcome != Outcome.REJECTED;
+    }
+
+    /**
+     * The close reason that carries the appointment, {@code "<message>; retry-after=<ms>"} (the
+     * format {@code ClosePolicy} parses).
+     *
+     * @throws IllegalStateException if the dial was admitted
+     */
+    public String closeReason(String message) {
+      if (admitted()) {
+        throw new IllegalStateException("an admitted dial is not closed");
+      }
+      return message + "; retry-after=" + retryAfterMillis;
+    }
+  }
+
+  /** How a dial was judged. */
+  public enum Outcome {
+    /** Admitted on a free token of the bucket. */
+    ADMITTED,
+    /** Admitted on a reservation that had come due. */
+    CLAIMED,
+    /** Over capacity: to be closed with 1013 and {@link Verdict#closeReason(String)}. */
+    REJECTED
+  }
+
+  /** Builds an {@link Admission}; every default is set here and each setter validates. */
+  public static final class Builder {
+    /** The most connections per second an admission can be built for. */
+    public static final int MAX_CAPACITY = 1_000_000;
+    /** The longest default claim window. */
+    public static final Duration DEFAULT_MAX_CLAIM_WINDOW = Duration.ofSeconds(1);
+
+    private int capacity;
+    private int burst; // 0: same as capacity
+    private Duration claimWindow; // null: half the bucket's depth in time, at most 1 s
+    private boolean appointments = true;
+    private Ticker ticker = Ticker.systemTicker();
+
+    private Builder() {}
+
+    /** Sets the connections admitted per second, 1 to {@value #MAX_CAPACITY}; required. */
+    public Builder capacity(int perSecond) {
+      if (perSecond < 1 || perSecond > MAX_CAPACITY) {
+        throw new IllegalArgumentException("capacity must be in 1.." + MAX_CAPACITY + ": " + perSecond);
+      }
+      this.capacity = perSecond;
+      return this;
+    }
+
+    /** Sets the depth of the bucket in connections, 1 or more (default: the capacity). */
+    public Builder burst(int burst) {
+      if (burst < 1) {
+        throw new IllegalArgumentException("burst must be 1 or more: " + burst);
+      }
+      this.burst = burst;
+      return this;
+    }
+
+    /**
+     * Sets how long after its slot a reservation waits to be claimed before it is released; it
+     * must be shorter than {@code burst / capacity} (default: half of that, at most 1 s). A client
+     * should come back within it: its spread after the hint must fit.
+     */
+    public Builder claimWindow(Duration window) {
+      Objects.requireNonNull(window, "claimWindow");
+      if (window.isNegative()) {
+        throw new IllegalArgumentException("claimWindow must not be negative: " + window);
+      }
+      this.claimWindow = window;
+      return this;
+    }
+
+    /**
+     * Sets whether a rejection reserves its slot (default true). Off for a server that sends no
+     * {@code retry-after} hint: then this is the plain token bucket.
+     */
+    public Builder appointments(boolean on) {
+      this.appointments = on;
+      return this;
+    }
+
+    /** Sets the source of time (default {@link Ticker#systemTicker()}); the bucket starts at build. */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /**
+     * Sets the source of time as milliseconds, for a server whose clock is a {@code
+     * java.time.Clock}: {@code millisClock(clock::millis)}.
+     */
+    public Builder millisClock(LongSupplier millis) {
+      Objects.requireNonNull(millis, "millisClock");
+      return ticker(() -> millis.getAsLong() * MS);
+    }
+
+    /**
+     * Returns the admission, its bucket empty from now on.
+     *
+     * @throws IllegalStateException if the capacity is not set or the claim window is not shorter
+     *     than {@code burst / capacity}
+     */
+    public Admission build() {
+      if (capacity == 0) {
+        throw new IllegalStateException("capacity is not set");
+      }
+      if (burst == 0) {
+        burst = capacity;
+      }
+      Duration w = claimWindow();
+      if (w.toNanos() >= burstNanos()) {
+        throw new IllegalStateException(
+            "claimWindow (" + w.toMillis() + " ms) must be shorter than burst/capacity ("
+                + burst + "/" + capacity + " s): reserved slots would pile up past the burst");
+      }
+      return new Admission(this);
+    }
+
+    private long burstNanos() {
+      return ceilDiv((burst == 0 ? capacity : burst) * TOKEN, capacity);
+    }
+
+    private Duration claimWindow() {
+      if (claimWindow != null) {
+        return claimWindow;
+      }
+      return Duration.ofNanos(Math.min(DEFAULT_MAX_CLAIM_WINDOW.toNanos(), burstNanos() / 2));
+    }
+  }
+}
