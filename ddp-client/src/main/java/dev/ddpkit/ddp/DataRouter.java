@@ -21,7 +21,8 @@ final class DataRouter {
 
   private final String name;
   private final ConcurrentHashMap<String, LocalCollection> collections = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, CopyOnWriteArrayList<StreamListener>> streams =
+  // Declared as a Map: ConcurrentHashMap.keySet() returns a type Android's API does not have.
+  private final Map<String, CopyOnWriteArrayList<StreamListener>> streams =
       new ConcurrentHashMap<>();
 
   DataRouter(String name) {
