@@ -1,6 +1,7 @@
 package dev.ddpkit.bench.throughput;
 
 import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatLimits;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.reconnect.Backoff;
 import java.io.IOException;
@@ -305,6 +306,8 @@ public final class EndToEndThroughput {
               .historyLimit(0)
               .outboxCapacity(Math.max(each, c.warmup() / c.producers() + 10))
               .backoff(Backoff.fixed(Duration.ofMillis(200)))
+              // A throughput run pushes past Rocket.Chat's 5 sends per second on purpose.
+              .limits(ChatLimits.none())
               .name("bench-producer-" + p)
               .build();
       client.start();
