@@ -3,6 +3,7 @@ package dev.ddpkit.bench.throughput;
 import dev.ddpkit.chat.ChatClient;
 import dev.ddpkit.chat.ChatLimits;
 import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.RateLimits;
 import dev.ddpkit.reconnect.Backoff;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -161,7 +162,9 @@ public final class EndToEndThroughput {
   /** Runs the phases; {@code log} gets progress lines. */
   public static Report run(Config c, PrintStream log) throws Exception {
     Path dir = Files.createTempDirectory("ddpkit-bench-e2e");
-    ChatServer server = ChatServer.builder().dataDir(dir).port(0).drainPeriod(Duration.ZERO).build();
+    // Producers send as fast as they can: far past Rocket.Chat's 5 messages per second per user.
+    ChatServer server = ChatServer.builder().dataDir(dir).port(0).drainPeriod(Duration.ZERO)
+        .rateLimits(RateLimits.none()).build();
     List<ConsumerProcess> consumers = new ArrayList<>();
     List<ChatClient> producers = new ArrayList<>();
     try {
