@@ -189,13 +189,14 @@ class HerdSimulationTest {
 
     assertThat(r.complete()).isTrue();
     // Each client is told D + its place at C/s and comes back then: one dial, never refused
-    // while down, never turned away, and never more than C admitted in a second.
+    // while down, never turned away.
     assertThat(r.dials()).isEqualTo(2_000);
     assertThat(r.refused()).isZero();
     assertThat(r.rejected()).isZero();
-    assertThat(r.peakAcceptedPerSecond()).isLessThanOrEqualTo(500);
+    // C a second, plus the slots of clients late by their spread (at most 250 ms of slots).
+    assertThat(r.peakAcceptedPerSecond()).isLessThanOrEqualTo(500 + 125);
     // Nobody can be back before D + N/C = 6 s; the last comes within its spread after it.
-    assertThat(r.maxMs().orElseThrow()).isBetween(6_000L, (long) (6_000 * 1.2));
+    assertThat(r.maxMs().orElseThrow()).isBetween(6_000L, 6_000L + 250 + 1);
   }
 
   @Test
