@@ -24,6 +24,9 @@ import org.slf4j.LoggerFactory;
  *   <li>at most one pending timer;
  *   <li>the attempt counter is reset only after a connection stayed up for {@code stableAfter},
  *       never when it opens, so a server that accepts and drops at once is backed off from;
+ *   <li>a server's {@code retry-after=<ms>} is an appointment: the next dial is made then, plus a
+ *       small spread, whatever the backoff curve or the 1013 floor say (bounded by {@code
+ *       hintMinimum}, ten minutes and {@code maxAttempts}); the counter still advances;
  *   <li>{@link #networkAvailable()} dials at once when waiting, keeping the counter;
  *   <li>while the network is lost or the app suspended, nothing is dialed;
  *   <li>listeners and the connector are called outside the lock, in the order of the changes.
@@ -61,6 +64,8 @@ public final class ReconnectionManager {
   private final Duration stableAfter;
   private final int maxAttempts;
   private final double hintSpread;
+  private final Duration maxHintSpread;
+  private final Duration hintMinimum;
   private final Scheduler scheduler;
   private final Ticker ticker;
   private final DoubleSupplier random;
@@ -94,6 +99,8 @@ public final class ReconnectionManager {
     this.stableAfter = b.stableAfter;
     this.maxAttempts = b.maxAttempts;
     this.hintSpread = b.hintSpread;
+    this.maxHintSpread = b.maxHintSpread;
+    this.hintMinimum = b.hintMinimum;
     this.scheduler = b.scheduler;
     this.ticker = b.ticker != null ? b.ticker : tickerFor(b.scheduler);
     this.random = b.random;
@@ -300,17 +307,17 @@ public final class ReconnectionManager {
       case STOP -> moveLocked(State.STOPPED);
       case REFRESH_AUTH -> {
         if (authRefreshUsed) {
-          // The refresh did not help: back off as for any retry, honouring a hint if any.
-          return retryLocked(decision.floor());
+          // The refresh did not help: back off as for any retry, keeping an appointment if any.
+          return retryLocked(decision);
         }
         authRefreshUsed = true;
         if (!countAttemptLocked()) {
           return null;
         }
         outbox.add(this::refreshCredentials);
-        if (!decision.floor().isZero()) {
-          // A hint raises the floor of this retry too: the immediate one waits it out.
-          waitLocked(hintedDelayLocked(decision.floor()));
+        if (decision.retryAfter().isPresent()) {
+          // The immediate retry keeps the server's appointment too.
+          waitLocked(appointmentLocked(decision.retryAfter().get()));
           return null;
         }
         delay = Duration.ZERO;
@@ -321,7 +328,7 @@ public final class ReconnectionManager {
         }
       }
       case RETRY, RETRY_SLOW -> {
-        return retryLocked(decision.floor());
+        return retryLocked(decision);
       }
       default -> throw new AssertionError("Unexpected action: " + decision.action());
     }
@@ -340,10 +347,21 @@ public final class ReconnectionManager {
     return true;
   }
 
-  private IllegalStateException retryLocked(Duration floor) {
+  /**
+   * Counts the retry and waits: until the server's appointment if it gave one, else the curve's
+   * delay, but at least the decision's floor.
+   */
+  private IllegalStateException retryLocked(CloseDecision decision) {
     if (!countAttemptLocked()) {
       return null;
     }
+    if (decision.retryAfter().isPresent()) {
+      // The counter advanced all the same: if the appointment fails with no new hint, the curve
+      // goes on from where it was.
+      waitLocked(appointmentLocked(decision.retryAfter().get()));
+      return null;
+    }
+    Duration floor = decision.floor();
     Duration d;
     try {
       d = nextDelayLocked();
@@ -355,18 +373,34 @@ public final class ReconnectionManager {
       return e;
     }
     if (d.compareTo(floor) < 0) {
-      d = hintedDelayLocked(floor);
+      // Up to hintSpread past the floor, so that clients turned away together spread out.
+      d = floor.plusMillis(Math.round(floor.toMillis() * hintSpread * sample()));
     }
     waitLocked(d);
     return null;
   }
 
   /**
-   * The server asked for at least {@code floor}: wait that long plus a jitter inside the hinted
-   * window, so that clients sent away together do not all come back at the same instant.
+   * The delay until the server's appointment: the hint, raised to {@code hintMinimum} (a broken or
+   * hostile server answering {@code retry-after=0} gets at most one dial per minimum), capped to
+   * {@link ClosePolicy#MAX_RETRY_AFTER}, plus the spread.
    */
-  private Duration hintedDelayLocked(Duration floor) {
-    return floor.plusMillis(Math.round(floor.toMillis() * hintSpread * sample()));
+  private Duration appointmentLocked(Duration hint) {
+    Duration h = hint.compareTo(hintMinimum) < 0 ? hintMinimum : hint;
+    if (h.compareTo(ClosePolicy.MAX_RETRY_AFTER) > 0) {
+      h = ClosePolicy.MAX_RETRY_AFTER;
+    }
+    return spreadLocked(h);
+  }
+
+  /**
+   * {@code at} plus a jitter of up to {@code hintSpread} of it, at most {@code maxHintSpread}: never
+   * earlier than the server said, and late by little enough that a server holding a slot for the
+   * client (see {@code dev.ddpkit.reconnect.admission.Admission}) still has it.
+   */
+  private Duration spreadLocked(Duration at) {
+    long window = Math.min(Math.round(at.toMillis() * hintSpread), maxHintSpread.toMillis());
+    return at.plusMillis(Math.round(window * sample()));
   }
 
   /** Waits {@code d} before the next dial (or holds, if the network is down or suspended). */
@@ -611,6 +645,8 @@ public final class ReconnectionManager {
     private Duration stableAfter = Duration.ofSeconds(10);
     private int maxAttempts;
     private double hintSpread = 0.2;
+    private Duration maxHintSpread = Duration.ofMillis(250);
+    private Duration hintMinimum = Duration.ofMillis(100);
     private Scheduler scheduler = Scheduler.systemScheduler();
     private Ticker ticker;
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
@@ -663,14 +699,43 @@ public final class ReconnectionManager {
     }
 
     /**
-     * Sets how far past a server's {@code retry-after} floor the jitter may go, as a fraction of
-     * the floor (default 0.2: a 2,500 ms hint dials between 2,500 and 3,000 ms).
+     * Sets how far past a server's {@code retry-after} appointment, or past the 1013 floor when
+     * there is no hint, a dial may come, as a fraction of it (default 0.2: a 1,000 ms hint dials
+     * between 1,000 and 1,200 ms). After an appointment the spread is at most {@link
+     * #maxHintSpread(Duration)}.
      */
     public Builder hintSpread(double hintSpread) {
       if (!(hintSpread >= 0 && hintSpread <= 1)) {
         throw new IllegalArgumentException("hintSpread must be in [0, 1]: " + hintSpread);
       }
       this.hintSpread = hintSpread;
+      return this;
+    }
+
+    /**
+     * Sets the most a dial may come after a server's {@code retry-after} appointment (default 250
+     * ms): the spread is {@code hintSpread} of the hint but no more than this, so that a client
+     * given a 30 s appointment is not 6 s late for a slot the server is holding for it.
+     */
+    public Builder maxHintSpread(Duration maxHintSpread) {
+      Backoffs.checkNonNegative("maxHintSpread", maxHintSpread);
+      this.maxHintSpread = maxHintSpread;
+      return this;
+    }
+
+    /**
+     * Sets the shortest appointment honoured (default 100 ms): a smaller {@code retry-after} is
+     * raised to it, so a broken or hostile server answering every dial with {@code
+     * retry-after=0} gets at most one dial per {@code hintMinimum}. At most {@link
+     * ClosePolicy#MAX_RETRY_AFTER}.
+     */
+    public Builder hintMinimum(Duration hintMinimum) {
+      Backoffs.checkNonNegative("hintMinimum", hintMinimum);
+      if (hintMinimum.compareTo(ClosePolicy.MAX_RETRY_AFTER) > 0) {
+        throw new IllegalArgumentException(
+            "hintMinimum must be at most " + ClosePolicy.MAX_RETRY_AFTER + ": " + hintMinimum);
+      }
+      this.hintMinimum = hintMinimum;
       return this;
     }
 
