@@ -127,7 +127,7 @@ public final class HerdSweep {
   /** Returns the curves of the sweep, in order; the RFC preset is among them. */
   public static List<Curve> curves() {
     List<Curve> curves = new ArrayList<>();
-    grid(curves, "rfc", HerdSweep::rfc);
+    grid(curves, "rfc", Backoff::rfc);
     grid(curves, "full-jitter", Backoff::fullJitter);
     grid(curves, "proportional", (base, cap) -> Backoff.proportional(base, cap, 0.25));
     for (Duration d : FIXED) {
@@ -148,19 +148,6 @@ public final class HerdSweep {
         }
       }
     }
-  }
-
-  /**
-   * The RFC's shape scaled: {@code min(cap, base * 2^(n-1))} plus {@code U(0, 0.5)} of it.
-   * (Backoff.rfc(base, cap) once the library has it.)
-   */
-  private static Backoff rfc(Duration base, Duration cap) {
-    long baseMs = base.toMillis();
-    long capMs = cap.toMillis();
-    return (attempt, sample) -> {
-      long d = Math.min(capMs, baseMs << Math.min(attempt - 1, 30));
-      return Duration.ofMillis(Math.round(d * (1 + 0.5 * sample)));
-    };
   }
 
   /**
