@@ -94,11 +94,6 @@ class StuckTlsPeerTest {
             closedAt = System.nanoTime();
           }
         }
-        assertThat(closedAt).as("the stuck client's heartbeat declared its socket dead").isPositive();
-        assertThat(proxy.bytesReadFromClients() - stalledBytes)
-            .as("the proxy read (almost) nothing more: the writer was stuck").isLessThan(1 << 17);
-        long closed = closedAt;
-        assertThat(pings).as("pings after the close").anyMatch(t -> t > closed);
         List<Long> gapsMillis = new ArrayList<>();
         long previous = start;
         for (long t : pings) {
@@ -110,6 +105,11 @@ class StuckTlsPeerTest {
         // interval is a heartbeat delayed beyond one interval.
         assertThat(gapsMillis).as("gaps between the other client's pings, ms")
             .allMatch(g -> g <= TIMEOUT.plus(HEARTBEAT).toMillis());
+        assertThat(closedAt).as("the stuck client's heartbeat declared its socket dead").isPositive();
+        assertThat(proxy.bytesReadFromClients() - stalledBytes)
+            .as("the proxy read (almost) nothing more: the writer was stuck").isLessThan(1 << 17);
+        long closed = closedAt;
+        assertThat(pings).as("pings after the close").anyMatch(t -> t > closed);
       } finally {
         other.close();
         stuck.close();
