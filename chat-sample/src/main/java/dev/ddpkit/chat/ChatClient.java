@@ -1,37 +1,22 @@
 package dev.ddpkit.chat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
-import dev.ddpkit.ddp.DdpException;
-import dev.ddpkit.ddp.DdpMethodException;
 import dev.ddpkit.ddp.DdpStats;
-import dev.ddpkit.ddp.DdpStatus;
-import dev.ddpkit.ddp.Subscription;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.Scheduler;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.random.RandomGenerator;
 
 /**
  * A Rocket.Chat-style chat client over DDP: it logs in (password digest, then the resume token
@@ -44,125 +29,72 @@ import org.slf4j.LoggerFactory;
  * history or missed messages are shown, and only then {@link ChatStatus.State#CONNECTED}; {@link
  * #isCatchingUp} tells the same per room.
  *
- * <p>Thread-safe. Listener calls come in order, one at a time, never under a lock. Build with
- * {@link #builder()}, then {@link #start()}; {@link #close()} when done.
+ * <p>It keeps to the server's rate limits ({@link ChatLimits}, Rocket.Chat's defaults unless told
+ * otherwise): after a reconnect the streams, the catch-ups and the outbox go out within budget, the
+ * room in {@link #focus focus} first, then the most recently active. A call the server holds back
+ * ({@code too-many-requests} with {@code timeToReset}) waits exactly that long; every other retry
+ * follows a {@link Backoff} with injected randomness. A refusal for now is never final.
+ *
+ * <p>Thread-safe: every public call, callback and timer runs on the DDP client's event loop, one
+ * at a time, so listener calls come in order and never under a lock. Build with {@link
+ * #builder()}, then {@link #start()}; {@link #close()} when done.
  */
 public final class ChatClient implements AutoCloseable {
-  private static final Logger log = LoggerFactory.getLogger(ChatClient.class);
-
   /** The stream collection carrying room messages. */
   public static final String STREAM = "stream-room-messages";
 
+  /** The status before {@link #start()}. */
+  static final ChatStatus NOT_STARTED =
+      new ChatStatus(ChatStatus.State.STOPPED, 0, Duration.ZERO, "not started");
+
   private static final AtomicInteger SEQ = new AtomicInteger();
-  private static final int MAX_SEEN_IDS = 10_000;
-  private static final int MAX_HELD = 10_000;
-  /** The longest wait before joining again a room whose stream ended. */
-  private static final Duration REJOIN_CAP = Duration.ofSeconds(30);
 
   private final DdpClient ddp;
-  private final ChatListener listener;
-  private final String username;
-  private final String passwordDigest;
-  private final List<String> rooms;
-  private final Clock clock;
-  private final Duration catchUpOverlap;
-  private final Duration resendDelay;
-  private final int historyLimit;
-  private final Scheduler scheduler;
+  private final ChatSession session;
   private final RandomIds ids;
   private final String name;
-
-  private final Object lock = new Object();
-  // Taken before lock, never while holding it: see sendQueued.
-  private final Object sendLock = new Object();
-  // Everything below is guarded by lock.
-  private final Map<String, RoomTimeline> timelines = new LinkedHashMap<>();
-  private final Map<String, Subscription> subscriptions = new LinkedHashMap<>();
-  private final Set<String> joined = new LinkedHashSet<>();
-  /** Rooms whose stream ended for a transient reason at least once. */
-  private final Map<String, Rejoin> rejoins = new LinkedHashMap<>();
-  /**
-   * Catch-ups refused for want of a login after a reconnect, by room: still begun (live messages
-   * held), they fetch again once logged in.
-   */
-  private final Map<String, RoomTimeline.CatchUp> catchUpsAfterLogin = new LinkedHashMap<>();
-  private final Outbox outbox;
-  private final ArrayDeque<Runnable> events = new ArrayDeque<>();
-  private final List<CompletableFuture<Void>> flushWaiters = new ArrayList<>();
-  private final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
-  private boolean draining;
-  private boolean started;
-  private boolean closed;
-  private boolean loggedIn;
-  private boolean resendScheduled;
-  private String token;
-  private DdpStatus lastDdpStatus;
-  private boolean terminal;
-  private ChatStatus status =
-      new ChatStatus(ChatStatus.State.STOPPED, 0, Duration.ZERO, "not started");
-  private long logins;
-  private long resends;
-  private long malformed;
-  private long catchUps;
+  private final List<String> rooms;
+  private volatile ChatSession.View view;
+  private volatile boolean started;
 
   private ChatClient(Builder b) {
-    this.listener = b.listener;
-    this.username = b.username;
-    this.passwordDigest = b.password == null ? null : PasswordDigest.sha256Hex(b.password);
-    this.token = b.token;
-    this.rooms = List.copyOf(b.rooms);
-    this.clock = b.clock;
-    this.catchUpOverlap = b.catchUpOverlap;
-    this.resendDelay = b.resendDelay;
-    this.historyLimit = b.historyLimit;
-    this.scheduler = b.scheduler != null ? b.scheduler : Scheduler.systemScheduler();
     this.ids = b.ids;
     this.name = b.name != null ? b.name : "chat-" + SEQ.incrementAndGet();
-    this.outbox = new Outbox(b.outboxCapacity);
-    for (String rid : rooms) {
-      timelines.put(rid, new RoomTimeline(rid, MAX_SEEN_IDS, MAX_HELD));
-    }
+    this.rooms = List.copyOf(b.rooms);
+    ChatSession[] holder = new ChatSession[1];
     DdpClient.Builder db =
         DdpClient.builder()
             .url(b.url)
             .name(this.name)
+            .clock(b.clock)
             // Room of its own above the outbox, so queued sends never fail for want of space.
             .maxQueuedCalls(Math.max(1_000, 2 * b.outboxCapacity + 100))
-            .statusListener(this::onDdpStatus);
-    ReconnectionManager manager = b.reconnection();
-    if (manager != null) {
-      db.reconnection(manager);
-    }
-    if (b.heartbeatInterval != null) {
-      db.heartbeatInterval(b.heartbeatInterval);
-    }
-    if (b.heartbeatTimeout != null) {
-      db.heartbeatTimeout(b.heartbeatTimeout);
-    }
-    if (b.connectTimeout != null) {
-      db.connectTimeout(b.connectTimeout);
-    }
-    if (b.scheduler != null) {
-      db.scheduler(b.scheduler);
-    }
-    if (b.sslContext != null) {
-      db.sslContext(b.sslContext);
-    }
-    if (b.executor != null) {
-      db.executor(b.executor);
-    }
-    if (b.direct) {
-      db.directExecution();
-    }
-    if (b.transportFactory != null) {
-      db.transportFactory(b.transportFactory);
-    }
-    db.clock(b.clock);
+            .statusListener(s -> holder[0].onDdpStatus(s));
+    b.configure(db);
     this.ddp = db.build();
-    ddp.onReconnect(client -> onReconnect());
-    // The revived room streams count as caught up only once the DDP resync swapped them in.
-    ddp.addResyncListener(resyncing -> onDdpResync(resyncing));
-    ddp.onStreamEvent(STREAM, (collection, id, fields) -> onStreamEvent(fields));
+    Settings settings =
+        new Settings(
+            name,
+            b.username,
+            b.password == null ? null : PasswordDigest.sha256Hex(b.password),
+            b.token,
+            rooms,
+            b.historyLimit,
+            b.catchUpOverlap,
+            b.retryBackoff != null
+                ? b.retryBackoff
+                : Backoff.proportional(b.resendDelay, Settings.STABLE_STREAM, 0.25),
+            b.limits,
+            b.clock,
+            b.random != null ? b.random : new SplittableRandom(),
+            b.outboxCapacity);
+    this.session = new ChatSession(settings, ddp, b.listener, v -> view = v);
+    holder[0] = session;
+    this.view =
+        new ChatSession.View(
+            NOT_STARTED,
+            Set.of(), Set.copyOf(rooms), null, new Stats(0, 0, 0, 0, 0));
+    ddp.onStreamEvent(STREAM, (collection, id, fields) -> session.onStreamEvent(fields));
   }
 
   /** Returns a builder. */
@@ -172,21 +104,17 @@ public final class ChatClient implements AutoCloseable {
 
   /** Connects and logs in (returns at once). Rooms are joined once logged in. */
   public void start() {
-    synchronized (lock) {
-      if (closed) {
-        throw new IllegalStateException("closed");
-      }
-      if (started) {
-        return;
-      }
-      started = true;
-      setStatusLocked(ChatStatus.of(ChatStatus.State.CONNECTING));
+    if (session.closed) {
+      throw new IllegalStateException("closed");
     }
-    drain();
+    if (started) {
+      return;
+    }
+    started = true;
+    if (!ddp.execute(session::start)) {
+      throw new IllegalStateException("closed");
+    }
     ddp.connect();
-    // Queued until the first connection is up. Not retried by the DDP client if the connection is
-    // lost before the answer: the reconnect hook logs in afresh instead.
-    login();
   }
 
   /** Returns the client's name (its thread and log name). */
@@ -196,9 +124,7 @@ public final class ChatClient implements AutoCloseable {
 
   /** Returns the current status. */
   public ChatStatus status() {
-    synchronized (lock) {
-      return status;
-    }
+    return view.status();
   }
 
   /** Returns the rooms asked for at build time. */
@@ -206,32 +132,34 @@ public final class ChatClient implements AutoCloseable {
     return rooms;
   }
 
-  /** Returns the rooms whose stream the server accepted. */
+  /** Returns the rooms whose stream is live. */
   public Set<String> joinedRooms() {
-    synchronized (lock) {
-      return Set.copyOf(joined);
-    }
+    return view.joined();
   }
 
   /**
    * Returns whether a room's timeline may be missing messages: its stream is not (yet, or no
    * longer) live, for instance while disconnected or rejoining, or its history or what was sent
    * while offline is still being fetched. {@code false} once the room caught up, and for a room not
-   * followed (never asked for, or left after a refusal). A failed catch-up ends it too (the failure
-   * is reported through {@link ChatListener#onError}).
+   * followed (never asked for, or left after a permanent refusal, which {@link
+   * ChatListener#onError} reports).
    */
   public boolean isCatchingUp(String rid) {
     Objects.requireNonNull(rid, "rid");
-    synchronized (lock) {
-      return behindLocked(rid);
-    }
+    return view.behind().contains(rid);
+  }
+
+  /**
+   * Says which room the user is looking at: when the budgets are spent, its stream and catch-up go
+   * before every other room's (the others go by recent activity). {@code null} for none.
+   */
+  public void focus(String rid) {
+    ddp.execute(() -> session.focus(rid));
   }
 
   /** Returns the number of messages written but not yet acknowledged. */
   public int outboxSize() {
-    synchronized (lock) {
-      return outbox.size();
-    }
+    return session.sender.size();
   }
 
   /**
@@ -239,16 +167,12 @@ public final class ChatClient implements AutoCloseable {
    * logged).
    */
   public Optional<String> resumeToken() {
-    synchronized (lock) {
-      return Optional.ofNullable(token);
-    }
+    return Optional.ofNullable(view.token());
   }
 
   /** Returns counters for monitoring and tests. */
   public Stats stats() {
-    synchronized (lock) {
-      return new Stats(logins, resends, malformed, catchUps);
-    }
+    return view.stats();
   }
 
   /**
@@ -263,7 +187,7 @@ public final class ChatClient implements AutoCloseable {
    * Completes at the first successful login; fails if the client signs out or stops before.
    */
   public CompletableFuture<Void> loggedIn() {
-    return firstLogin.copy();
+    return session.firstLogin.copy();
   }
 
   /**
@@ -272,14 +196,8 @@ public final class ChatClient implements AutoCloseable {
    */
   public CompletableFuture<Void> flush() {
     CompletableFuture<Void> f = new CompletableFuture<>();
-    synchronized (lock) {
-      if (outbox.isEmpty()) {
-        f.complete(null);
-      } else if (closed || terminal) {
-        f.completeExceptionally(new IllegalStateException("client " + status.text()));
-      } else {
-        flushWaiters.add(f);
-      }
+    if (!ddp.execute(() -> session.flush(f))) {
+      f.completeExceptionally(new IllegalStateException("client " + view.status().text()));
     }
     return f;
   }
@@ -287,7 +205,7 @@ public final class ChatClient implements AutoCloseable {
   /**
    * Writes a message: it gets a fresh id, waits in the outbox while offline, and is sent (and
    * re-sent with the same id after a failure) until the server acknowledges it, which {@link
-   * ChatListener#onSent} reports.
+   * ChatListener#onSent} reports. The server stamps its time when it arrives.
    *
    * @return the message id
    * @throws OutboxFullException if the outbox is full
@@ -299,30 +217,25 @@ public final class ChatClient implements AutoCloseable {
     if (rid.isEmpty()) {
       throw new IllegalArgumentException("rid must not be empty");
     }
-    String id = ids.next();
-    synchronized (lock) {
-      if (closed || terminal) {
-        throw new IllegalStateException("cannot send: client " + status.text());
-      }
-      outbox.add(new Outbox.Entry(id, rid, text));
+    if (session.closed) {
+      throw new IllegalStateException("cannot send: client " + view.status().text());
     }
-    sendQueued();
+    if (!session.sender.reserve()) {
+      throw new OutboxFullException(session.settings.outboxCapacity());
+    }
+    String id = ids.next();
+    Outbox.Entry entry = new Outbox.Entry(id, rid, text);
+    if (!ddp.execute(() -> session.send(entry))) {
+      session.sender.release(1);
+      throw new IllegalStateException("cannot send: client " + view.status().text());
+    }
     return id;
   }
 
   /** Closes the connection for good. Unacknowledged messages are dropped. */
   @Override
   public void close() {
-    synchronized (lock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      loggedIn = false;
-      setStatusLocked(ChatStatus.of(ChatStatus.State.STOPPED));
-      failWaitersLocked();
-    }
-    drain();
+    ddp.execute(session::close);
     ddp.close();
   }
 
@@ -331,692 +244,16 @@ public final class ChatClient implements AutoCloseable {
     return "ChatClient{" + name + " " + status() + "}";
   }
 
-  // ---- login ----
-
-  private void login() {
-    Map<String, Object> params;
-    boolean resume;
-    synchronized (lock) {
-      if (closed) {
-        return;
-      }
-      resume = token != null;
-      params = resume ? Map.of("resume", token) : passwordParams();
-    }
-    call("login", List.of(params), CallOptions.WAIT.withNoRetry(true))
-        .whenComplete((result, error) -> onLoginResult(result, error, resume));
-  }
-
-  private Map<String, Object> passwordParams() {
-    return Map.of(
-        "user", Map.of("username", username),
-        "password", Map.of("digest", passwordDigest, "algorithm", "sha-256"));
-  }
-
-  private void onLoginResult(JsonNode result, Throwable error, boolean resume) {
-    Throwable cause = unwrap(error);
-    if (cause != null) {
-      if (!(cause instanceof DdpMethodException e)
-          || DdpMethodException.INVOCATION_FAILED.equals(e.error())) {
-        // The connection went away before the answer: the reconnect hook logs in again.
-        log.debug("{}: login interrupted: {}", name, cause.toString());
-      } else if (retryable(e)) {
-        // Busy or rate-limited: try again on this connection a little later.
-        emitError("login failed, retrying: " + e.getMessage());
-        scheduler.schedule(resendDelay.multipliedBy(2), this::retryLogin);
-      } else {
-        signOut((resume ? "token refused" : "login refused") + " (" + e.getMessage() + ")");
-      }
-      return;
-    }
-    JsonNode tokenNode = result == null ? null : result.get("token");
-    if (tokenNode == null || !tokenNode.isTextual() || tokenNode.textValue().isEmpty()) {
-      signOut("login answer without a token");
-      return;
-    }
-    List<String> toJoin = new ArrayList<>();
-    Map<String, RoomTimeline.CatchUp> toCatchUp;
-    synchronized (lock) {
-      if (closed) {
-        return;
-      }
-      toCatchUp = new LinkedHashMap<>(catchUpsAfterLogin);
-      catchUpsAfterLogin.clear();
-      token = tokenNode.textValue();
-      loggedIn = true;
-      logins++;
-      for (String rid : rooms) {
-        if (!subscriptions.containsKey(rid) && timelines.containsKey(rid)) {
-          toJoin.add(rid);
-        }
-      }
-      // SYNCING while rooms are joined and caught up (the calls below), CONNECTED if none is behind.
-      showSyncLocked();
-      // Completed in the event order, so a waiter sees the status line first.
-      events.add(() -> firstLogin.complete(null));
-    }
-    drain();
-    toJoin.forEach(this::join);
-    sendQueued();
-    toCatchUp.forEach(this::fetchMissed);
-  }
-
-  private void retryLogin() {
-    synchronized (lock) {
-      if (closed || loggedIn || lastDdpStatus == null || !lastDdpStatus.connected()) {
-        return; // logged in meanwhile, or the reconnect hook will do it
-      }
-    }
-    login();
-  }
-
-  private void emitError(String message) {
-    synchronized (lock) {
-      events.add(() -> listener.onError(message));
-    }
-    drain();
-  }
-
-  private void signOut(String reason) {
-    synchronized (lock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      loggedIn = false;
-      token = null;
-      setStatusLocked(new ChatStatus(ChatStatus.State.SIGNED_OUT, 0, Duration.ZERO, reason));
-      failWaitersLocked();
-    }
-    drain();
-    log.info("{}: signed out: {}", name, reason);
-    closeDdpElsewhere();
-  }
-
-  /** Closes the DDP client from a thread of its own: we may be on its event loop, which it stops. */
-  private void closeDdpElsewhere() {
-    Thread t = new Thread(ddp::close, name + "-close");
-    t.setDaemon(true);
-    t.start();
-  }
-
-  // ---- reconnect ----
-
-  /** Runs on the DDP event loop on every reconnection, before subscriptions are re-sent. */
-  private void onReconnect() {
-    synchronized (lock) {
-      loggedIn = false;
-    }
-    // A wait call: everything issued after it, here or by the DDP client, goes out after it.
-    login();
-    List<String> rids;
-    synchronized (lock) {
-      rids = new ArrayList<>(joined);
-    }
-    for (String rid : rids) {
-      catchUp(rid);
-    }
-  }
-
-  private void catchUp(String rid) {
-    RoomTimeline.CatchUp catchUp;
-    synchronized (lock) {
-      RoomTimeline t = timelines.get(rid);
-      if (t == null || closed || catchUpsAfterLogin.containsKey(rid)) {
-        return; // gone, or a refused catch-up already waits for the login
-      }
-      catchUp = t.beginCatchUp();
-    }
-    fetchMissed(rid, catchUp);
-  }
-
-  /** Fetches what was missed in a room, ending {@code catchUp}, begun for it. */
-  private void fetchMissed(String rid, RoomTimeline.CatchUp catchUp) {
-    Instant since;
-    synchronized (lock) {
-      RoomTimeline t = timelines.get(rid);
-      if (t == null || closed) {
-        return;
-      }
-      catchUps++;
-      since = t.catchUpSince(catchUpOverlap, clock.instant());
-    }
-    // noRetry: after another reconnect the hook asks again from the then newest message.
-    call(
-            "loadMissedMessages",
-            List.of(rid, since), // EJSON on the wire: {"$date": millis}
-            CallOptions.DEFAULT.withNoRetry(true))
-        .whenComplete((result, error) -> onCatchUpResult(rid, catchUp, result, error, "catch-up"));
-  }
-
-  private void onCatchUpResult(
-      String rid, RoomTimeline.CatchUp catchUp, JsonNode result, Throwable error, String what) {
-    Throwable cause = unwrap(error);
-    List<ChatMessage> show;
-    String problem = null;
-    synchronized (lock) {
-      RoomTimeline t = timelines.get(rid);
-      if (t == null || closed) {
-        return; // nothing is shown after the client stopped
-      }
-      if (cause instanceof DdpMethodException e && awaitingLoginLocked(e)) {
-        // Sent before the login went through after a reconnect: fetch again once logged in,
-        // holding live messages until then.
-        log.debug("{}: {} of room {} refused before the login; again after it", name, what, rid);
-        if (catchUpsAfterLogin.putIfAbsent(rid, catchUp) == null) {
-          show = List.of();
-        } else {
-          show = t.abortCatchUp(catchUp); // the one waiting already covers this gap
-        }
-      } else if (cause != null) {
-        show = t.abortCatchUp(catchUp);
-        if (!(cause instanceof DdpMethodException e
-            && DdpMethodException.INVOCATION_FAILED.equals(e.error()))) {
-          // Said, since the room now counts as caught up: what it missed may not all be shown.
-          // (Cut by a lost connection, it is fetched again after the reconnect instead.)
-          problem = what + " of room " + rid + " failed: " + cause.getMessage();
-        }
-      } else {
-        int[] bad = {0};
-        List<ChatMessage> fetched = MessageParser.parseList(result, rid, bad);
-        malformed += bad[0];
-        show = t.completeCatchUp(catchUp, fetched);
-        if ("history".equals(what)) {
-          t.markHistoryLoaded();
-        }
-      }
-      emitMessagesLocked(show);
-      if (problem != null) {
-        String p = problem;
-        events.add(() -> listener.onError(p));
-      }
-      showSyncLocked(); // after the messages: "connected" comes once they are shown
-    }
-    drain();
-  }
-
-  // ---- rooms ----
-
-  private void join(String rid) {
-    Subscription sub;
-    boolean rejoin;
-    RoomTimeline.CatchUp catchUp = null;
-    synchronized (lock) {
-      RoomTimeline t = timelines.get(rid);
-      if (closed || subscriptions.containsKey(rid) || t == null) {
-        return;
-      }
-      Rejoin r = rejoins.get(rid);
-      rejoin = r != null && r.pending;
-      if (!rejoin && historyLimit == 0) {
-        // With no history there is no server time stamp to start a catch-up from: the device's
-        // clock is the best guess. With history, the newest message loaded is the start (or the
-        // room's beginning if it was empty), and a rejoin starts from what was last shown.
-        t.markJoined(clock.instant());
-      }
-      if (historyLimit > 0 || rejoin) {
-        // Live messages are held until the history (or what was missed) is in, so the screen
-        // fills in order. Ended by onJoinResult, whatever the answer.
-        catchUp = t.beginCatchUp();
-      }
-    }
-    sub = ddp.subscribe(STREAM, rid, Map.of("useCollection", false, "args", List.of()));
-    synchronized (lock) {
-      subscriptions.put(rid, sub);
-    }
-    RoomTimeline.CatchUp joinCatchUp = catchUp;
-    sub.ready().whenComplete((v, error) -> onJoinResult(rid, error, rejoin, joinCatchUp));
-    sub.ended().whenComplete((v, error) -> onStreamEnded(rid, sub, error));
-  }
-
-  /** {@code catchUp}: the one {@link #join} began, or {@code null}; this ends it. */
-  private void onJoinResult(
-      String rid, Throwable error, boolean rejoin, RoomTimeline.CatchUp catchUp) {
-    Throwable cause = unwrap(error);
-    if (cause == null) {
-      synchronized (lock) {
-        if (closed) {
-          return;
-        }
-        joined.add(rid);
-        Rejoin r = rejoins.get(rid);
-        if (r != null) {
-          r.pending = false;
-          r.liveSince = clock.instant();
-        }
-        showSyncLocked();
-      }
-      drain();
-      if (rejoin) {
-        fetchMissed(rid, catchUp); // what came while the stream was gone
-      } else if (historyLimit > 0) {
-        List<Object> params = Arrays.asList(rid, null, historyLimit, null);
-        call("loadHistory", params, CallOptions.DEFAULT.withNoRetry(true))
-            .whenComplete((result, e) -> onCatchUpResult(rid, catchUp, result, e, "history"));
-      }
-      return;
-    }
-    Duration retryIn;
-    synchronized (lock) {
-      if (closed) {
-        return;
-      }
-      subscriptions.remove(rid);
-      RoomTimeline t = timelines.get(rid);
-      if (t != null && catchUp != null) {
-        // Refused: the catch-up this join began ends here, or the room's live messages would be
-        // held for good once a later join succeeds.
-        emitMessagesLocked(t.abortCatchUp(catchUp));
-      }
-      retryIn = rejoin ? rejoinLaterLocked(rid, cause) : null;
-      if (retryIn == null && cause instanceof DdpMethodException m && awaitingLoginLocked(m)) {
-        // Refused before the login went through after a reconnect: the next login joins every
-        // room without a stream, this one included.
-        log.debug("{}: room {} refused before the login; joined again after it", name, rid);
-      } else if (retryIn == null) {
-        // The server refused the stream (not a member, no such room): forget the room.
-        timelines.remove(rid);
-        rejoins.remove(rid);
-        events.add(() -> listener.onError("cannot join room " + rid + ": " + cause.getMessage()));
-      }
-      showSyncLocked();
-    }
-    drain();
-    if (retryIn != null) {
-      scheduler.schedule(retryIn, () -> rejoin(rid));
-    }
-  }
-
-  /**
-   * A room's stream ended without our asking: refused when revived after a reconnect, or ended by
-   * the server. A refusal (no longer a member, no such room) is final: the room is left. Anything
-   * else (ended with no error, or an error worth retrying) is rejoined with backoff, and what was
-   * missed meanwhile fetched. Either way the user is told through {@link ChatListener#onError}.
-   */
-  private void onStreamEnded(String rid, Subscription sub, Throwable error) {
-    Throwable cause = unwrap(error);
-    if (cause == null) {
-      return; // stopped by us
-    }
-    Duration retryIn;
-    synchronized (lock) {
-      if (closed || subscriptions.get(rid) != sub || !joined.contains(rid)) {
-        return; // closing, or refused before its first ready: onJoinResult reports that
-      }
-      if (!(cause instanceof DdpMethodException)
-          && (lastDdpStatus == null || !lastDdpStatus.connected())) {
-        return; // the DDP client gave up for good: the status says so
-      }
-      joined.remove(rid);
-      subscriptions.remove(rid);
-      retryIn = rejoinLaterLocked(rid, cause);
-      if (retryIn == null) {
-        timelines.remove(rid);
-        rejoins.remove(rid);
-        events.add(() -> listener.onError("left room " + rid + ": " + cause.getMessage()));
-      }
-      showSyncLocked();
-    }
-    drain();
-    if (retryIn != null) {
-      scheduler.schedule(retryIn, () -> rejoin(rid));
-    }
-  }
-
-  /**
-   * If {@code cause} is worth another try, counts the attempt, queues the user's notice and
-   * returns the delay before rejoining (from {@code resendDelay}, doubling, capped at 30 s, +-25
-   * %); else returns {@code null}.
-   */
-  private Duration rejoinLaterLocked(String rid, Throwable cause) {
-    if (cause instanceof DdpMethodException m && !retryable(m) && !awaitingLoginLocked(m)) {
-      return null;
-    }
-    Rejoin r = rejoins.computeIfAbsent(rid, k -> new Rejoin());
-    if (!r.pending && r.liveSince != null
-        && !Duration.between(r.liveSince, clock.instant()).minus(REJOIN_CAP).isNegative()) {
-      r.attempts = 0; // the last stream lived long enough: start the curve again
-    }
-    r.attempts++;
-    r.pending = true;
-    Duration delay = Backoff.proportional(resendDelay, REJOIN_CAP, 0.25)
-        .delay(r.attempts, ThreadLocalRandom.current().nextDouble());
-    String text = "stream of room " + rid + " ended (" + cause.getMessage() + "); rejoining in "
-        + ChatStatus.humanDelay(delay);
-    events.add(() -> listener.onError(text));
-    return delay;
-  }
-
-  private void rejoin(String rid) {
-    synchronized (lock) {
-      if (closed || !loggedIn) {
-        return; // the next login joins every room without a stream
-      }
-    }
-    join(rid);
-  }
-
-  private void onStreamEvent(ObjectNode fields) {
-    JsonNode eventName = fields.get("eventName");
-    JsonNode args = fields.get("args");
-    String rid = eventName != null && eventName.isTextual() ? eventName.textValue() : null;
-    Optional<ChatMessage> parsed =
-        args != null && args.isArray() && args.size() > 0
-            ? MessageParser.parse(args.get(0), rid)
-            : Optional.empty();
-    synchronized (lock) {
-      if (parsed.isEmpty() || rid == null || !rid.equals(parsed.get().rid())) {
-        malformed++;
-        log.debug("{}: malformed stream event ignored", name);
-        return;
-      }
-      RoomTimeline t = timelines.get(rid);
-      if (t == null || closed) {
-        return;
-      }
-      emitMessagesLocked(t.offerLive(parsed.get()));
-    }
-    drain();
-  }
-
-  // ---- sending ----
-
-  /**
-   * Sends what waits in the outbox, oldest first, if logged in. Taking the entries and handing
-   * them to the DDP client is one step under {@code sendLock}: with two steps, a re-send on the
-   * scheduler's thread and a new message on the caller's could each take their entries in order
-   * and still reach the DDP client the other way round, and the newer message would be stored
-   * first. The results are attached after the lock is released, so no listener runs under it.
-   */
-  private void sendQueued() {
-    List<Outbox.Entry> entries;
-    List<CompletableFuture<JsonNode>> results = new ArrayList<>();
-    synchronized (sendLock) {
-      synchronized (lock) {
-        if (closed || !loggedIn) {
-          return; // the next login sends them
-        }
-        entries = outbox.takeQueued();
-      }
-      for (Outbox.Entry e : entries) {
-        Map<String, Object> msg = Map.of("_id", e.id(), "rid", e.rid(), "msg", e.text());
-        results.add(call("sendMessage", List.of(msg), CallOptions.DEFAULT));
-      }
-    }
-    for (int i = 0; i < entries.size(); i++) {
-      Outbox.Entry e = entries.get(i);
-      results.get(i).whenComplete((result, error) -> onSendResult(e, error));
-    }
-  }
-
-  private void onSendResult(Outbox.Entry e, Throwable error) {
-    Throwable cause = unwrap(error);
-    boolean scheduleResend = false;
-    synchronized (lock) {
-      if (cause == null) {
-        if (outbox.acknowledge(e.id()).isPresent()) {
-          events.add(() -> listener.onSent(e.rid(), e.id()));
-        }
-      } else if (closed) {
-        return;
-      } else if (cause instanceof DdpMethodException m && !retryable(m)
-          && !awaitingLoginLocked(m)) {
-        outbox.reject(e.id());
-        String text = "message " + e.id() + " to room " + e.rid() + " rejected: " + m.getMessage();
-        events.add(() -> listener.onError(text));
-      } else {
-        // Lost with the connection, refused for a while, or refused before the login went
-        // through after a reconnect: same id again (the next login sends it if we are logged
-        // out), and the server ignores a second copy of a message it already has.
-        outbox.requeue(e.id());
-        resends++;
-        if (loggedIn && !resendScheduled) {
-          resendScheduled = true;
-          scheduleResend = true;
-        }
-      }
-      if (outbox.isEmpty()) {
-        List<CompletableFuture<Void>> done = new ArrayList<>(flushWaiters);
-        flushWaiters.clear();
-        events.add(() -> done.forEach(f -> f.complete(null)));
-      }
-    }
-    drain();
-    if (scheduleResend) {
-      scheduler.schedule(resendDelay, this::resendQueued);
-    }
-  }
-
-  /**
-   * Whether a server error is worth another try with the same id: the call was cut by a reconnect,
-   * or the server is busy, rate-limiting or failing for now (5xx). Anything else (not a member, bad
-   * message) is final.
-   */
-  static boolean retryable(DdpMethodException e) {
-    String code = e.error();
-    return DdpMethodException.INVOCATION_FAILED.equals(code)
-        || code.contains("too-many-requests")
-        || code.contains("too-busy")
-        || code.matches("5\\d\\d");
-  }
-
-  /**
-   * Whether a server error refuses a call for want of a login: Rocket.Chat's {@code
-   * error-not-allowed} and {@code not-allowed} (a refused stream), {@code error-invalid-user}, or
-   * 401 / 403.
-   */
-  static boolean notAllowed(DdpMethodException e) {
-    String code = e.error();
-    return code.contains("not-allowed")
-        || code.equals("error-invalid-user")
-        || code.equals("401")
-        || code.equals("403");
-  }
-
-  /**
-   * Whether a refusal came while the client is not logged in (again, after a reconnect whose
-   * resume login failed for a while or is still under way): the call, the stream or the catch-up
-   * went out unauthenticated, so it is tried again after the login. Once logged in, such a refusal
-   * is final.
-   */
-  private boolean awaitingLoginLocked(DdpMethodException e) {
-    return !loggedIn && !closed && notAllowed(e);
-  }
-
-  private void resendQueued() {
-    synchronized (lock) {
-      resendScheduled = false;
-    }
-    sendQueued();
-  }
-
-  private CompletableFuture<JsonNode> call(String method, List<?> params, CallOptions options) {
-    try {
-      return ddp.call(method, params, options);
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  // ---- status ----
-
-  private void onDdpStatus(DdpStatus s) {
-    boolean stopDdp = false;
-    synchronized (lock) {
-      lastDdpStatus = s;
-      if (closed) {
-        return;
-      }
-      if (!s.connected()) {
-        loggedIn = false;
-      }
-      switch (s.state()) {
-        case CONNECTING:
-          setStatusLocked(
-              new ChatStatus(ChatStatus.State.CONNECTING, s.retryCount(), Duration.ZERO, ""));
-          break;
-        case CONNECTED:
-          if (loggedIn) {
-            showSyncLocked();
-          } else {
-            setStatusLocked(
-                new ChatStatus(ChatStatus.State.CONNECTING, s.retryCount(), Duration.ZERO, ""));
-          }
-          break;
-        case WAITING:
-        case OFFLINE:
-          setStatusLocked(
-              new ChatStatus(ChatStatus.State.WAITING, s.retryCount(), retryIn(s), s.reason()));
-          break;
-        case FAILED:
-          closed = true;
-          setStatusLocked(
-              new ChatStatus(ChatStatus.State.STOPPED, s.retryCount(), Duration.ZERO, s.reason()));
-          failWaitersLocked();
-          stopDdp = true;
-          break;
-        default:
-          throw new AssertionError("Unexpected state: " + s.state());
-      }
-    }
-    drain();
-    if (stopDdp) {
-      closeDdpElsewhere();
-    }
-  }
-
-  /** The DDP resync after a reconnect ended: the revived room streams are live again. */
-  private void onDdpResync(boolean resyncing) {
-    if (resyncing) {
-      return; // the connection was lost: the DDP status brings WAITING
-    }
-    synchronized (lock) {
-      showSyncLocked();
-    }
-    drain();
-  }
-
-  /**
-   * Once logged in and connected, shows {@code SYNCING} while any room is behind, else {@code
-   * CONNECTED}; otherwise leaves the status alone. Queued after the events queued so far, so the
-   * messages a catch-up fetched are shown before "connected".
-   */
-  private void showSyncLocked() {
-    if (closed || !loggedIn || (lastDdpStatus != null && !lastDdpStatus.connected())) {
-      return;
-    }
-    int behind = 0;
-    for (String rid : timelines.keySet()) {
-      if (behindLocked(rid)) {
-        behind++;
-      }
-    }
-    setStatusLocked(behind == 0 ? ChatStatus.of(ChatStatus.State.CONNECTED)
-        : ChatStatus.syncing(behind));
-  }
-
-  /**
-   * Whether a followed room may be missing messages: not joined (a join or rejoin is due or under
-   * way), its stream not current (lost with the connection, until the DDP resync swapped it in
-   * again), or a history or catch-up fetch outstanding.
-   */
-  private boolean behindLocked(String rid) {
-    RoomTimeline t = timelines.get(rid);
-    if (t == null) {
-      return false; // not followed, or left for good (the user was told)
-    }
-    Subscription sub = subscriptions.get(rid);
-    return !joined.contains(rid) || sub == null || !sub.isCurrent() || t.catchingUp();
-  }
-
-  private Duration retryIn(DdpStatus s) {
-    if (s.retryTime() == null) {
-      return Duration.ZERO;
-    }
-    Duration d = Duration.between(clock.instant(), s.retryTime());
-    return d.isNegative() ? Duration.ZERO : d;
-  }
-
-  private void setStatusLocked(ChatStatus next) {
-    if (terminal) {
-      return; // signed out or stopped: that is what the user must keep seeing
-    }
-    terminal = next.terminal();
-    if (next.equals(status)) {
-      return;
-    }
-    status = next;
-    events.add(() -> listener.onStatus(next));
-  }
-
-  /** Fails the waiters after the events queued so far, outside the lock (see drain). */
-  private void failWaitersLocked() {
-    IllegalStateException e = new IllegalStateException("client " + status.text());
-    List<CompletableFuture<Void>> waiters = new ArrayList<>(flushWaiters);
-    flushWaiters.clear();
-    waiters.add(firstLogin);
-    events.add(() -> waiters.forEach(f -> f.completeExceptionally(e)));
-  }
-
-  // ---- listener delivery ----
-
-  private void emitMessagesLocked(List<ChatMessage> messages) {
-    for (ChatMessage m : messages) {
-      events.add(() -> listener.onMessage(m));
-    }
-  }
-
-  /** Delivers queued events in order, outside the lock, one thread at a time. */
-  private void drain() {
-    while (true) {
-      Runnable next;
-      synchronized (lock) {
-        if (draining || events.isEmpty()) {
-          return;
-        }
-        draining = true;
-        next = events.poll();
-      }
-      try {
-        next.run();
-      } catch (RuntimeException e) {
-        log.warn("{}: listener failed", name, e);
-      } finally {
-        synchronized (lock) {
-          draining = false;
-        }
-      }
-    }
-  }
-
-  private static Throwable unwrap(Throwable t) {
-    while (t instanceof CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
-  }
-
-  /**
-   * The rejoin state of a room whose stream ended: a stream that ends again soon after a rejoin
-   * backs off further, as a connection that drops right after it opened does.
-   */
-  private static final class Rejoin {
-    int attempts;
-    /** A rejoin is scheduled or under way. */
-    boolean pending;
-    /** When the last rejoined stream became ready. */
-    Instant liveSince;
-  }
-
   /**
    * Counters of one client.
    *
    * @param logins successful logins (the first and one per reconnect)
    * @param resends messages queued again after a failed send
    * @param malformed server documents ignored because of their shape
-   * @param catchUps catch-ups started after reconnects
+   * @param catchUps {@code loadMissedMessages} calls made after reconnects
+   * @param rateLimited calls and streams the server held back ({@code too-many-requests})
    */
-  public record Stats(long logins, long resends, long malformed, long catchUps) {}
+  public record Stats(long logins, long resends, long malformed, long catchUps, long rateLimited) {}
 
   /** Builds a {@link ChatClient}. Defaults are set here; each setter validates its argument. */
   public static final class Builder {
@@ -1043,6 +280,9 @@ public final class ChatClient implements AutoCloseable {
     private boolean direct;
     private dev.ddpkit.ddp.transport.TransportFactory transportFactory;
     private Clock clock = Clock.systemUTC();
+    private ChatLimits limits = ChatLimits.rocketChatDefaults();
+    private Backoff retryBackoff;
+    private RandomGenerator random;
     private RandomIds ids = RandomIds.secure();
     private String name;
 
@@ -1182,7 +422,10 @@ public final class ChatClient implements AutoCloseable {
       return this;
     }
 
-    /** How long to wait before re-sending a message whose send failed while online (default 1 s). */
+    /**
+     * The first delay of the default {@link #retryBackoff} (default 1 s): before re-sending a
+     * message or rejoining a stream that failed for now, doubling each time.
+     */
     public Builder resendDelay(Duration delay) {
       this.resendDelay = positive("resendDelay", delay);
       return this;
@@ -1246,6 +489,31 @@ public final class ChatClient implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The call budgets to keep to (default {@link ChatLimits#rocketChatDefaults()}); {@link
+     * ChatLimits#none()} for a server without limits.
+     */
+    public Builder limits(ChatLimits limits) {
+      this.limits = Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /**
+     * The backoff of every retry the server gave no time for: a login or fetch failing for now, a
+     * stream ended or refused for now, a send failing for now (default: {@link #resendDelay}
+     * doubling to 30 s, +-25 %).
+     */
+    public Builder retryBackoff(Backoff backoff) {
+      this.retryBackoff = Objects.requireNonNull(backoff, "retryBackoff");
+      return this;
+    }
+
+    /** The randomness of every jitter (default: a fresh {@link SplittableRandom}); seed it in tests. */
+    public Builder random(RandomGenerator random) {
+      this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
     /** Names the client in thread names and logs. */
     public Builder name(String name) {
       this.name = nonBlank("name", name);
@@ -1276,6 +544,38 @@ public final class ChatClient implements AutoCloseable {
             "reconnection conflicts with backoff, stableAfter and maxAttempts: configure the manager");
       }
       return new ChatClient(this);
+    }
+
+    /** Passes the settings the DDP client takes on to its builder. */
+    private void configure(DdpClient.Builder db) {
+      ReconnectionManager manager = reconnection();
+      if (manager != null) {
+        db.reconnection(manager);
+      }
+      if (heartbeatInterval != null) {
+        db.heartbeatInterval(heartbeatInterval);
+      }
+      if (heartbeatTimeout != null) {
+        db.heartbeatTimeout(heartbeatTimeout);
+      }
+      if (connectTimeout != null) {
+        db.connectTimeout(connectTimeout);
+      }
+      if (scheduler != null) {
+        db.scheduler(scheduler);
+      }
+      if (sslContext != null) {
+        db.sslContext(sslContext);
+      }
+      if (executor != null) {
+        db.executor(executor);
+      }
+      if (direct) {
+        db.directExecution();
+      }
+      if (transportFactory != null) {
+        db.transportFactory(transportFactory);
+      }
     }
 
     private ReconnectionManager reconnection() {

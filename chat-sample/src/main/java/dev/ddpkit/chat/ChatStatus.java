@@ -16,9 +16,10 @@ import java.util.Objects;
  * @param reason why the client is not connected ("closed 1006", "token refused"), or empty
  * @param roomsBehind in {@link State#SYNCING}, how many rooms are still catching up (at least
  *     one); zero in every other state
+ * @param waiting how many of the user's messages wait to be sent or acknowledged ("2 waiting")
  */
 public record ChatStatus(
-    State state, int attempt, Duration retryIn, String reason, int roomsBehind) {
+    State state, int attempt, Duration retryIn, String reason, int roomsBehind, int waiting) {
 
   /** The states a user can see. */
   public enum State {
@@ -51,6 +52,9 @@ public record ChatStatus(
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(retryIn, "retryIn");
     Objects.requireNonNull(reason, "reason");
+    if (waiting < 0) {
+      throw new IllegalArgumentException("waiting must not be negative: " + waiting);
+    }
     if (attempt < 0) {
       throw new IllegalArgumentException("attempt must not be negative: " + attempt);
     }
@@ -64,9 +68,21 @@ public record ChatStatus(
     }
   }
 
+  /** A status with no message waiting. */
+  public ChatStatus(State state, int attempt, Duration retryIn, String reason, int roomsBehind) {
+    this(state, attempt, retryIn, reason, roomsBehind, 0);
+  }
+
   /** A status with no room behind: any state but {@link State#SYNCING}. */
   public ChatStatus(State state, int attempt, Duration retryIn, String reason) {
     this(state, attempt, retryIn, reason, 0);
+  }
+
+  /** This status with {@code waiting} messages waiting to be sent. */
+  public ChatStatus withWaiting(int waiting) {
+    return waiting == this.waiting
+        ? this
+        : new ChatStatus(state, attempt, retryIn, reason, roomsBehind, waiting);
   }
 
   /** A status with no attempt, no delay and no reason: any state but {@link State#SYNCING}. */
@@ -86,9 +102,15 @@ public record ChatStatus(
 
   /**
    * The status line: "connecting", "catching up (2 rooms)", "connected", "reconnecting in 3 s
-   * (attempt 4)", "signed out: token refused", "stopped".
+   * (attempt 4)", "signed out: token refused", "stopped"; followed by ", 2 waiting" while messages
+   * wait to be sent (except when signed out or stopped: they are dropped).
    */
   public String text() {
+    String line = line();
+    return waiting == 0 || terminal() ? line : line + ", " + waiting + " waiting";
+  }
+
+  private String line() {
     String suffix = reason.isEmpty() ? "" : ": " + reason;
     switch (state) {
       case CONNECTING:

@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * The messages written but not yet acknowledged, bounded. Not thread-safe; the {@link ChatClient}
- * guards it with its lock.
+ * touches it on its loop only.
  *
  * <p>Each entry is either queued (waiting for a logged-in connection) or in flight (a {@code
  * sendMessage} call is outstanding). A failed send goes back to queued and is sent again with the
@@ -91,6 +91,16 @@ public final class Outbox {
       }
     }
     return out;
+  }
+
+  /** Returns the oldest queued (not in flight) message and marks it in flight, if any. */
+  public Optional<Entry> takeOldest() {
+    for (Entry e : entries.values()) {
+      if (inFlight.putIfAbsent(e.id(), Boolean.TRUE) == null) {
+        return Optional.of(e);
+      }
+    }
+    return Optional.empty();
   }
 
   /** Removes an acknowledged message; returns it, or empty if it was not there. */

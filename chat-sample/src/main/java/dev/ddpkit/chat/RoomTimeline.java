@@ -12,7 +12,7 @@ import java.util.Optional;
 
 /**
  * The ordering and deduplication of one room's messages, with no I/O: it decides which messages to
- * show and in which order. Not thread-safe; the {@link ChatClient} guards it with its lock.
+ * show and in which order. Not thread-safe; the {@link ChatClient} touches it on its loop only.
  *
  * <p>Live messages are shown at once, each id once. While a catch-up ({@code loadHistory} or
  * {@code loadMissedMessages}) is outstanding, live messages are held back; when the last catch-up
@@ -95,9 +95,21 @@ public final class RoomTimeline {
   }
 
   /**
-   * Records that the room was joined at {@code at}, if nothing newer was seen. Only for a room
-   * whose history is not loaded: {@code at} comes from the device's clock, which may run ahead of
-   * the server's.
+   * Returns the server time a catch-up starts from: the newest time stamp shown, or the epoch if the
+   * room was empty when its history was loaded; empty if neither (the room has no history yet, and
+   * its history is loaded instead of guessing from the device's clock).
+   */
+  public Optional<Instant> catchUpPoint() {
+    if (lastSeen != null) {
+      return Optional.of(lastSeen);
+    }
+    return fromStart ? Optional.of(Instant.EPOCH) : Optional.empty();
+  }
+
+  /**
+   * Records that the room was live at server time {@code at} (its last message's time when its
+   * stream was live), if nothing newer was seen: a catch-up starts there. Never the device's
+   * clock, which may run ahead of the server's.
    */
   public void markJoined(Instant at) {
     advance(at);

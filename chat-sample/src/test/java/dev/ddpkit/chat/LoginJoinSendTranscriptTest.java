@@ -64,11 +64,15 @@ class LoginJoinSendTranscriptTest {
       h.loggedIn(h.expect("login"));
       Frame sub = h.expect("sub r1");
       h.ready(sub);
+      Frame roomsGet = h.expect("rooms/get");
+      assertThat(roomsGet.params().path(0).path("$date").asLong()).isEqualTo(1000);
+      h.result(roomsGet, "{'update':[{'_id':'r1','lm':{'$date':2000}}],'remove':[]}");
       Frame catchUp = h.expect("loadMissedMessages r1");
       assertThat(catchUp.params().path(1).path("$date").asLong()).isEqualTo(1000);
       h.result(catchUp, missed(message("r1", "m1", "one", 1000), message("r1", "m2", "two", 2000)));
       assertThat(h.recorder.texts()).containsExactly("one", "two");
       assertThat(h.recorder.duplicates()).isZero();
+      assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.CONNECTED);
     }
   }
 }

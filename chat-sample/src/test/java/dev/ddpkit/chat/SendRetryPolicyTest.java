@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 class SendRetryPolicyTest {
   private static boolean retryable(String code) {
-    return ChatClient.retryable(new DdpMethodException(code, "", null));
+    return !Refusal.of(new DdpMethodException(code, "", null), /* loggedIn= */ true).permanent();
   }
 
   @Test
@@ -40,6 +40,6 @@ class SendRetryPolicyTest {
   }
 
   private static boolean notAllowed(String code) {
-    return ChatClient.notAllowed(new DdpMethodException(code, "", null));
+    return Refusal.notAllowed(code);
   }
 }

@@ -10,6 +10,8 @@ import dev.ddpkit.ddp.transport.Transport;
 import dev.ddpkit.ddp.transport.TransportFactory;
 import dev.ddpkit.ddp.transport.TransportListener;
 import dev.ddpkit.reconnect.Cancellable;
+import dev.ddpkit.reconnect.Attempt;
+import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ReconnectStatus;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.Scheduler;
@@ -87,6 +89,7 @@ final class ClientEngine {
   private final Duration resyncTimeout;
   private final int maxQueuedCalls;
   private final int maxFrameBytes;
+  private final boolean strictProtocol;
   private final EventLoop loop;
   private final DdpMessages parser;
   private final ClientMessages out;
@@ -106,6 +109,8 @@ final class ClientEngine {
   private final AtomicLong framesIn = new AtomicLong();
   private final AtomicLong framesOut = new AtomicLong();
   private final AtomicLong protocolErrors = new AtomicLong();
+  private final AtomicLong deviations = new AtomicLong();
+  private final AtomicLong protocolDrops = new AtomicLong();
   private final AtomicLong serverErrors = new AtomicLong();
   private final AtomicLong reconnects = new AtomicLong();
   private final AtomicLong heartbeatTimeouts = new AtomicLong();
@@ -142,8 +147,11 @@ final class ClientEngine {
   /** The last value of {@link #resyncing} told to the resync listeners. */
   private boolean resyncAnnounced;
   private ReconnectStatus lastManager;
+  /** The manager's attempt that the current transport was dialed for; reports go to it. */
+  private Attempt attempt;
   private Instant lastRetryTime;
   private final Cancellable managerListener;
+  private final WarnLimiter warnings;
 
   ClientEngine(
       String name,
@@ -158,6 +166,7 @@ final class ClientEngine {
       Duration resyncTimeout,
       int maxQueuedCalls,
       int maxFrameBytes,
+      boolean strictProtocol,
       EventLoop loop,
       DdpMessages parser,
       ClientMessages out,
@@ -175,6 +184,8 @@ final class ClientEngine {
     this.resyncTimeout = resyncTimeout;
     this.maxQueuedCalls = maxQueuedCalls;
     this.maxFrameBytes = maxFrameBytes;
+    this.strictProtocol = strictProtocol;
+    this.warnings = new WarnLimiter(ticker);
     this.loop = loop;
     this.parser = parser;
     this.out = out;
@@ -197,7 +208,8 @@ final class ClientEngine {
   DdpStats stats() {
     return new DdpStats(
         framesIn.get(), framesOut.get(), protocolErrors.get(), serverErrors.get(), reconnects.get(),
-        heartbeatTimeouts.get(), connectTimeouts.get(), lastProtocolError);
+        heartbeatTimeouts.get(), connectTimeouts.get(), lastProtocolError, deviations.get(),
+        protocolDrops.get());
   }
 
   LocalCollection collection(String collection) {
@@ -289,15 +301,16 @@ final class ClientEngine {
     }
   }
 
-  private void dial(int attempt) {
+  private void dial(Attempt attempt) {
     if (closed || failure != null) {
       return;
     }
+    this.attempt = attempt;
     if (transport != null) {
       retire(transport, 1000, "redial");
       transport = null;
     }
-    log.debug("{}: dialing {} (attempt {})", name, Redaction.uri(uri), attempt);
+    log.debug("{}: dialing {} (attempt {})", name, Redaction.uri(uri), attempt.number());
     negotiations = 0;
     openTransport();
   }
@@ -415,11 +428,15 @@ final class ClientEngine {
       return;
     }
     DdpMessage m;
-    try {
-      m = parser.parse(text);
-    } catch (DdpProtocolException e) {
-      protocolError(e.getMessage(), 1002);
-      return;
+    if (strictProtocol) {
+      try {
+        m = parser.parse(text);
+      } catch (DdpProtocolException e) {
+        protocolError(e.getMessage(), CloseCodes.PROTOCOL_ERROR);
+        return;
+      }
+    } else {
+      m = parser.read(text); // a frame that is not DDP comes back as Invalid, dropped below
     }
     try {
       dispatch(m);
@@ -450,6 +467,12 @@ final class ClientEngine {
       log.warn("{}: the server reported an error: {}", name, Redaction.abbreviate(e.reason(), 200));
     } else if (m instanceof DdpMessage.Unknown u) {
       countProtocolError("unknown message type '" + Redaction.abbreviate(u.msg(), 40) + "'");
+    } else if (m instanceof DdpMessage.Invalid bad) {
+      countProtocolError(bad.problem() + " (frame dropped, connection kept)");
+    } else if (m instanceof DdpMessage.Deviation d) {
+      deviations.incrementAndGet();
+      warn("a frame bent the spec, read as '" + kind(d.meaning()) + "': " + d.problem());
+      dispatch(d.meaning());
     } else if (phase != Phase.CONNECTED) {
       if (m instanceof DdpMessage.Connected c) {
         onConnected(c.session());
@@ -470,6 +493,10 @@ final class ClientEngine {
       onUpdated(u.methods());
     } else if (m instanceof DdpMessage.Malformed bad) {
       onMalformedReply(bad);
+    } else if (m instanceof DdpMessage.Connected || m instanceof DdpMessage.Failed) {
+      // The server began a new session (or refused one) on a live connection: what it holds for
+      // us (subscriptions, calls, documents sent) no longer matches what we hold.
+      protocolError("'" + kind(m) + "' in the middle of a session", CloseCodes.PROTOCOL_ERROR);
     } else {
       countProtocolError("unexpected '" + kind(m) + "' after 'connected'");
     }
@@ -490,7 +517,7 @@ final class ClientEngine {
     everConnected = true;
     lastInboundNanos = ticker.read();
     log.info("{}: connected (DDP {})", name, version);
-    manager.opened();
+    attempt.opened();
     tellEach(connectionListeners, "connection listener", l -> l.onConnected(reconnect));
     startHeartbeat();
     if (!reconnect) {
@@ -803,6 +830,10 @@ final class ClientEngine {
     if (resync != null && resync.collecting) {
       resync.methods.add(c.id);
     }
+    if (c.options.timeout() != null) {
+      Cancellable t = schedule(c.options.timeout(), () -> onCallTimeout(c));
+      c.future.whenComplete((v, e) -> t.cancel());
+    }
     if (phase == Phase.CONNECTED) {
       sendCalls();
     }
@@ -833,6 +864,23 @@ final class ClientEngine {
     } else {
       log.debug("{}: <- result id={}", name, c.id);
       c.future.complete(r.result());
+    }
+  }
+
+  /** A call's timeout ran out: it leaves the queue, and the calls held behind it may go. */
+  private void onCallTimeout(PendingCall c) {
+    if (!methods.remove(c)) {
+      return; // answered, or failed, meanwhile
+    }
+    log.debug("{}: call {} id={} timed out", name, c.method, c.id);
+    c.future.completeExceptionally(new DdpTimeoutException(
+        "no result for " + c.method + " within " + c.options.timeout().toMillis() + " ms"));
+    if (phase == Phase.CONNECTED) {
+      sendCalls(); // the next block, if this call ended the first one
+    }
+    if (resync != null) {
+      resync.methods.remove(c.id);
+      maybeFinishResync();
     }
   }
 
@@ -997,9 +1045,14 @@ final class ClientEngine {
 
   // ---- losing the connection ----
 
-  /** A protocol error: counted, logged, and the connection dropped and redialed. */
+  /**
+   * A protocol error: counted, logged, and the connection dropped. The reason goes to the
+   * reconnection manager, which backs off as from any other close (the counter is reset only by a
+   * connection that stays up) and puts it in the status.
+   */
   private void protocolError(String what, int closeCode) {
     countProtocolError(what);
+    protocolDrops.incrementAndGet();
     drop(closeCode, "protocol error", closeCode, "protocol error: " + what);
   }
 
@@ -1007,7 +1060,19 @@ final class ClientEngine {
   private void countProtocolError(String what) {
     protocolErrors.incrementAndGet();
     lastProtocolError = what;
-    log.warn("{}: protocol error: {}", name, what);
+    warn("protocol error: " + what);
+  }
+
+  /** A warning about the server's frames, rate-limited: a chatty server does not flood the log. */
+  private void warn(String what) {
+    long held = warnings.admit();
+    if (held > 0) {
+      log.warn("{}: {} ({} similar warnings suppressed before this one)", name, what, held);
+    } else if (held == 0) {
+      log.warn("{}: {}", name, what);
+    } else {
+      log.debug("{}: {}", name, what);
+    }
   }
 
   /** Closes the current transport locally, without waiting for it, and reports the loss. */
@@ -1023,7 +1088,9 @@ final class ClientEngine {
   private void lost(int code, String reason) {
     boolean wasConnected = phase == Phase.CONNECTED;
     List<PendingCall> failed = detach();
-    manager.closed(code, reason);
+    if (attempt != null) {
+      attempt.closed(code, reason);
+    }
     for (PendingCall c : failed) {
       c.future.completeExceptionally(
           new DdpMethodException(

@@ -125,6 +125,7 @@ public final class DdpClient implements AutoCloseable {
             b.resyncTimeout,
             b.maxQueuedCalls,
             b.maxFrameBytes,
+            b.strictProtocol,
             loop,
             new DdpMessages(mapper),
             new ClientMessages(mapper),
@@ -456,6 +457,7 @@ public final class DdpClient implements AutoCloseable {
     private TransportFactory transportFactory;
     private Executor executor;
     private boolean direct;
+    private boolean strictProtocol;
     private Clock clock = Clock.systemUTC();
     private ObjectMapper mapper = new ObjectMapper();
 
@@ -575,6 +577,26 @@ public final class DdpClient implements AutoCloseable {
         throw new IllegalArgumentException("maxFrameBytes must be positive: " + max);
       }
       this.maxFrameBytes = max;
+      return this;
+    }
+
+    /**
+     * How the client takes frames that are not DDP as the spec writes it. Tolerant ({@code
+     * false}, the default), as Meteor's own client: a frame that is malformed or unknown but
+     * leaves the client's state intact (not JSON, no {@code msg}, a field of the wrong type, an
+     * unknown {@code msg}, a result for an unknown call) is counted in {@link
+     * DdpStats#protocolErrors()}, logged at WARN (at most a few lines a minute) and dropped, and
+     * the connection stays; the well-known deviations of real servers are read as what they mean
+     * (an {@code updated} with {@code id} naming one call, a method error without {@code msg}
+     * keyed by the call's {@code id}: see {@link DdpStats#deviations()}). Strict ({@code true}),
+     * for tests against a server that must speak the spec: any frame that does not parse drops
+     * the connection. In both modes a frame that would corrupt the client's state (a {@code
+     * connected} in the middle of a session) or is over {@link #maxFrameBytes} drops the
+     * connection, and the reconnection backs off as from any other close, the status giving the
+     * reason. Extra fields in a known message are ignored in both modes.
+     */
+    public Builder strictProtocol(boolean strict) {
+      this.strictProtocol = strict;
       return this;
     }
 

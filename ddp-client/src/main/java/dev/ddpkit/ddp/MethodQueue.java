@@ -65,7 +65,15 @@ final class MethodQueue {
     if (c == null || !c.sent) {
       return null;
     }
-    byId.remove(id);
+    remove(c);
+    return c;
+  }
+
+  /** Removes a call, sent or not; returns whether it was there. */
+  boolean remove(PendingCall c) {
+    if (byId.remove(c.id) != c) {
+      return false;
+    }
     for (Iterator<Block> it = blocks.iterator(); it.hasNext(); ) {
       Block b = it.next();
       if (b.calls.remove(c)) {
@@ -75,7 +83,7 @@ final class MethodQueue {
         break;
       }
     }
-    return c;
+    return true;
   }
 
   /** Returns how many calls are waiting to be sent. */

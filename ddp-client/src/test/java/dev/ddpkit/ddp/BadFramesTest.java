@@ -14,7 +14,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Bad input from the server: counted, never a dead thread or a hanging future. */
+/**
+ * Bad input from the server: counted, never a dead thread or a hanging future. The tolerant
+ * default is in {@link TolerantProtocolTest}; here what holds in both modes, and strict mode.
+ */
 @Timeout(value = 30, unit = SECONDS)
 class BadFramesTest {
 
@@ -36,8 +39,8 @@ class BadFramesTest {
         "{\"msg\":\"updated\",\"methods\":{}}",
         "{\"msg\":\"ping\"} trailing"
       })
-  void invalidFrameIsAProtocolErrorThatDropsAndRedialsAndNoFutureHangs(String frame) {
-    try (Harness h = new Harness()) {
+  void inStrictModeAnInvalidFrameDropsAndRedialsAndNoFutureHangs(String frame) {
+    try (Harness h = new Harness(b -> b.strictProtocol(true))) {
       ServerEnd s1 = h.connect("s1");
       Subscription sub = h.client.subscribe("feed");
       CompletableFuture<JsonNode> retried = h.client.call("retried");

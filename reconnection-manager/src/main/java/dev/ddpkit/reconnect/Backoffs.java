@@ -114,6 +114,49 @@ final class Backoffs {
     }
   }
 
+  /** How many attempts {@link #probe} tries a custom backoff on. */
+  private static final int PROBED_ATTEMPTS = 16;
+
+  /**
+   * The delay of {@code backoff} for {@code attempt}, clamped to {@link #MAX_DURATION}.
+   *
+   * @throws IllegalStateException naming the backoff and the attempt if it threw or returned null
+   *     or a negative delay
+   */
+  static Duration checkedDelay(Backoff backoff, int attempt, double sample) {
+    Duration d;
+    try {
+      d = backoff.delay(attempt, sample);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "backoff " + backoff + " failed for attempt " + attempt + ": " + e, e);
+    }
+    if (d == null || d.isNegative()) {
+      throw new IllegalStateException(
+          "backoff " + backoff + " returned " + d + " for attempt " + attempt);
+    }
+    // Clamped so that a status's delay and next-try time always fit in nanoseconds.
+    return d.compareTo(MAX_DURATION) > 0 ? MAX_DURATION : d;
+  }
+
+  /**
+   * Tries {@code backoff} on the first attempts with the lowest and a high sample, so that a broken
+   * custom curve fails where it is configured rather than at the first outage.
+   *
+   * @throws IllegalArgumentException naming {@code field} if the backoff fails
+   */
+  static void probe(String field, Backoff backoff) {
+    for (int n = 1; n <= PROBED_ATTEMPTS; n++) {
+      for (double sample : new double[] {0, 0.999}) {
+        try {
+          checkedDelay(backoff, n, sample);
+        } catch (IllegalStateException e) {
+          throw new IllegalArgumentException(field + ": " + e.getMessage(), e.getCause());
+        }
+      }
+    }
+  }
+
   /** {@code min(cap, base * 2^(attempt-1))} without overflow. */
   static long exponential(long baseMillis, int attempt, long capMillis) {
     int shift = attempt - 1;

@@ -4,7 +4,10 @@ package dev.ddpkit.reconnect;
 public enum CloseAction {
   /** Reconnect after the normal backoff delay. */
   RETRY,
-  /** Reconnect, but not before a floor (the server said it is overloaded: 1013). */
+  /**
+   * Reconnect, but not before a floor (the server said it is overloaded: 1013), unless the server
+   * gave a {@code retry-after} appointment, which then decides.
+   */
   RETRY_SLOW,
   /**
    * The credentials were refused (4401): refresh them and retry once at once; if it happens again

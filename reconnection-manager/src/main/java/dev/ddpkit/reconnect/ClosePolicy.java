@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -18,11 +19,13 @@ import java.util.regex.Pattern;
  * 1000 or 4000 is therefore retried. A close the client asked for is never reported to the policy:
  * the socket owner calls {@link ReconnectionManager#stop()} instead.
  *
- * <p>A reason containing {@code retry-after=<millis>} raises the floor of the next delay to that
- * many milliseconds (at most {@link #MAX_RETRY_AFTER}), whatever the code (unless the code stops),
- * the immediate retry after 4401 included. It only ever raises the floor: for 1013 the floor is the
- * larger of the hint and {@link #slowFloor()}, so a small hint cannot make a client come back
- * sooner than the policy's own floor.
+ * <p>A reason containing {@code retry-after=<millis>} is an appointment: {@link
+ * CloseDecision#retryAfter()} carries it (at most {@link #MAX_RETRY_AFTER}) for every code that
+ * does not stop, and the {@link ReconnectionManager} dials at that time plus a small spread,
+ * whatever its backoff curve says and whatever {@link #slowFloor()} is (the floor applies to a
+ * 1013 without a hint), the immediate retry after 4401 included. The server knows when it will
+ * have room; the client's own curve is for when it said nothing. (Until December 2026 a hint only
+ * raised a floor, so every hint shorter than the client's own backoff was thrown away.)
  */
 public final class ClosePolicy {
   /**
@@ -101,7 +104,10 @@ public final class ClosePolicy {
     return actions.getOrDefault(code, defaultAction);
   }
 
-  /** Returns the floor used for {@link CloseAction#RETRY_SLOW} when the server gave no hint. */
+  /**
+   * Returns the floor used for {@link CloseAction#RETRY_SLOW} when the server gave no hint; with a
+   * hint, the hint decides.
+   */
   public Duration slowFloor() {
     return slowFloor;
   }
@@ -114,19 +120,13 @@ public final class ClosePolicy {
    */
   public CloseDecision classify(int code, String reason) {
     CloseAction action = actionFor(code);
+    Duration floor = action == CloseAction.RETRY_SLOW ? slowFloor : Duration.ZERO;
     OptionalLong hint = retryAfterMillis(reason);
-    Duration floor = Duration.ZERO;
-    if (action == CloseAction.RETRY_SLOW) {
-      floor = slowFloor;
-    }
-    if (hint.isPresent() && action != CloseAction.STOP) {
-      Duration hinted = Duration.ofMillis(hint.getAsLong());
-      floor = hinted.compareTo(floor) > 0 ? hinted : floor;
-      if (action == CloseAction.RETRY) {
-        action = CloseAction.RETRY_SLOW;
-      }
-    }
-    return new CloseDecision(action, floor, describe(code, reason));
+    Optional<Duration> retryAfter =
+        hint.isPresent() && action != CloseAction.STOP
+            ? Optional.of(Duration.ofMillis(hint.getAsLong()))
+            : Optional.empty();
+    return new CloseDecision(action, floor, retryAfter, describe(code, reason));
   }
 
   /**
@@ -188,7 +188,10 @@ public final class ClosePolicy {
       return this;
     }
 
-    /** Sets the floor for {@link CloseAction#RETRY_SLOW} when no hint is given (default 5 s). */
+    /**
+     * Sets the floor for {@link CloseAction#RETRY_SLOW} when no hint is given (default 5 s); a
+     * {@code retry-after} hint replaces it.
+     */
     public Builder slowFloor(Duration floor) {
       Backoffs.checkNonNegative("slowFloor", floor);
       this.slowFloor = floor;

@@ -2,8 +2,9 @@ package dev.ddpkit.reconnect;
 
 /**
  * Dials a new connection when the {@link ReconnectionManager} says it is time. Implemented by the
- * socket owner, which later reports the outcome with {@link ReconnectionManager#opened()} or
- * {@link ReconnectionManager#closed(int, String)}.
+ * socket owner, which reports the outcome on the {@link Attempt} it is handed ({@link
+ * Attempt#opened()}, {@link Attempt#closed(int, String)}, {@link Attempt#failed(Throwable)}), so
+ * that a late report from an earlier socket is never taken for the current one.
  *
  * <p>Called outside any lock of the manager, possibly on the scheduler's thread: an implementation
  * should hand the work to its own executor and return quickly. An exception thrown here counts as a
@@ -14,7 +15,8 @@ public interface Connector {
   /**
    * Starts a connection attempt.
    *
-   * @param attempt 0 for the first connection, then the number of the retry (1, 2, ...)
+   * @param attempt the attempt to report on; its {@link Attempt#number()} is 0 for the first
+   *     connection, then the number of the retry (1, 2, ...)
    */
-  void connect(int attempt) throws Exception;
+  void connect(Attempt attempt) throws Exception;
 }

@@ -2,6 +2,8 @@ package dev.ddpkit.reconnect;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
@@ -10,10 +12,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides when to reconnect. The socket owner reports what happens ({@link #opened()}, {@link
- * #closed(int, String)}, {@link #networkAvailable()}, {@link #networkLost()}, {@link #suspend()},
- * {@link #resume()}, {@link #stop()}); the manager calls the {@link Connector} when it is time to
- * dial.
+ * Decides when to reconnect. The manager calls the {@link Connector} when it is time to dial,
+ * handing it an {@link Attempt}; the socket made for that attempt reports what became of it on the
+ * attempt ({@link Attempt#opened()}, {@link Attempt#closed(int, String)}, {@link
+ * Attempt#failed(Throwable)}). The owner reports the rest here ({@link #networkAvailable()}, {@link
+ * #networkLost()}, {@link #suspend()}, {@link #resume()}, {@link #stop()}).
  *
  * <p>Rules it keeps:
  *
@@ -21,14 +24,18 @@ import org.slf4j.LoggerFactory;
  *   <li>at most one pending timer;
  *   <li>the attempt counter is reset only after a connection stayed up for {@code stableAfter},
  *       never when it opens, so a server that accepts and drops at once is backed off from;
+ *   <li>a server's {@code retry-after=<ms>} is an appointment: the next dial is made then, plus a
+ *       small spread, whatever the backoff curve or the 1013 floor say (bounded by {@code
+ *       hintMinimum}, ten minutes and {@code maxAttempts}); the counter still advances;
  *   <li>{@link #networkAvailable()} dials at once when waiting, keeping the counter;
  *   <li>while the network is lost or the app suspended, nothing is dialed;
  *   <li>listeners and the connector are called outside the lock, in the order of the changes.
  * </ul>
  *
- * <p>Thread-safe. Reports that do not fit the state (a second {@code closed}, an {@code opened}
- * after {@code stop}) are ignored, so a late callback from an old socket cannot start a second
- * timer. The connector and the listeners run one at a time, in the order of the changes, on
+ * <p>Thread-safe. Reports on an attempt that is no longer current (a newer one was dialed, or the
+ * manager stopped) are ignored, and so are reports that do not fit the state (a second {@code
+ * closed}), so a late callback from an old socket is never charged to the current one and cannot
+ * start a second timer. The connector and the listeners run one at a time, in the order of the changes, on
  * whichever thread is delivering them (the reporting thread or the scheduler's); a report made
  * while another thread is delivering returns at once and its events follow in order. A queued
  * dial that was overtaken (by a stop, by a close) before it ran is dropped, not made.
@@ -57,18 +64,21 @@ public final class ReconnectionManager {
   private final Duration stableAfter;
   private final int maxAttempts;
   private final double hintSpread;
+  private final Duration maxHintSpread;
+  private final Duration hintMinimum;
   private final Scheduler scheduler;
   private final Ticker ticker;
   private final DoubleSupplier random;
   private final Runnable credentialsRefresher;
   private final String name;
-  private final CopyOnWriteArrayList<ReconnectListener> listeners = new CopyOnWriteArrayList<>();
+  private final CopyOnWriteArrayList<ReconnectListener> listeners;
 
   private final Object lock = new Object();
   // Everything below is guarded by lock.
   private final ArrayDeque<Runnable> outbox = new ArrayDeque<>();
   private boolean draining;
   private Connector connector;
+  private Attempt current;
   private State state = State.IDLE;
   private int attempt;
   private Duration delay = Duration.ZERO;
@@ -89,14 +99,14 @@ public final class ReconnectionManager {
     this.stableAfter = b.stableAfter;
     this.maxAttempts = b.maxAttempts;
     this.hintSpread = b.hintSpread;
+    this.maxHintSpread = b.maxHintSpread;
+    this.hintMinimum = b.hintMinimum;
     this.scheduler = b.scheduler;
     this.ticker = b.ticker != null ? b.ticker : tickerFor(b.scheduler);
     this.random = b.random;
     this.credentialsRefresher = b.credentialsRefresher;
     this.name = b.name;
-    if (b.listener != null) {
-      listeners.add(b.listener);
-    }
+    this.listeners = new CopyOnWriteArrayList<>(b.listeners);
     this.snapshot = snapshotLocked();
   }
 
@@ -165,9 +175,13 @@ public final class ReconnectionManager {
     drain();
   }
 
-  /** Reports that the connection is open (for DDP: {@code connected} received). */
-  public void opened() {
+  /** {@link Attempt#opened()}: the connection of attempt {@code a} is open. */
+  void opened(Attempt a) {
     synchronized (lock) {
+      if (a != current) {
+        log.debug("{}: opened() of superseded {} ignored", name, a);
+        return;
+      }
       if (state != State.CONNECTING) {
         log.debug("{}: opened() ignored in state {}", name, state);
         return;
@@ -180,18 +194,27 @@ public final class ReconnectionManager {
     drain();
   }
 
-  /**
-   * Reports that the connection closed or could not be made. A close the client asked for must be
-   * reported with {@link #stop()} instead.
-   *
-   * @param code the close code (1006 when the connection dropped or failed to open)
-   * @param reason the close reason, may be empty; {@code retry-after=<millis>} is honoured
-   */
-  public void closed(int code, String reason) {
+  /** {@link Attempt#closed(int, String)}: the connection of attempt {@code a} closed. */
+  void closed(Attempt a, int code, String reason) {
+    IllegalStateException fault;
     synchronized (lock) {
-      closedLocked(code, reason);
+      if (a != current) {
+        log.debug("{}: closed({}) of superseded {} ignored", name, code, a);
+        return;
+      }
+      fault = closedLocked(code, reason);
     }
     drain();
+    if (fault != null) {
+      throw fault;
+    }
+  }
+
+  /** {@link Attempt#isCurrent()}. */
+  boolean isCurrent(Attempt a) {
+    synchronized (lock) {
+      return a == current;
+    }
   }
 
   /**
@@ -253,6 +276,7 @@ public final class ReconnectionManager {
         return;
       }
       cancelTimerLocked();
+      current = null;
       reason = "stopped by client";
       moveLocked(State.STOPPED);
     }
@@ -261,10 +285,14 @@ public final class ReconnectionManager {
 
   // ---- transitions (all under lock) ----
 
-  private void closedLocked(int code, String reason) {
+  /**
+   * Applies a close of the current attempt. Returns the failure of a broken {@link Backoff} (the
+   * manager has then stopped with it as its reason) for the reporter to throw, or null.
+   */
+  private IllegalStateException closedLocked(int code, String reason) {
     if (state != State.CONNECTING && state != State.CONNECTED) {
       log.debug("{}: closed({}) ignored in state {}", name, code, state);
-      return;
+      return null;
     }
     cancelTimerLocked();
     if (stable) {
@@ -279,30 +307,32 @@ public final class ReconnectionManager {
       case STOP -> moveLocked(State.STOPPED);
       case REFRESH_AUTH -> {
         if (authRefreshUsed) {
-          // The refresh did not help: back off as for any retry, honouring a hint if any.
-          retryLocked(decision.floor());
+          // The refresh did not help: back off as for any retry, keeping an appointment if any.
+          return retryLocked(decision);
+        }
+        authRefreshUsed = true;
+        if (!countAttemptLocked()) {
+          return null;
+        }
+        outbox.add(this::refreshCredentials);
+        if (decision.retryAfter().isPresent()) {
+          // The immediate retry keeps the server's appointment too.
+          waitLocked(appointmentLocked(decision.retryAfter().get()));
+          return null;
+        }
+        delay = Duration.ZERO;
+        if (isHeldLocked()) {
+          moveLocked(State.HELD);
         } else {
-          authRefreshUsed = true;
-          if (!countAttemptLocked()) {
-            return;
-          }
-          outbox.add(this::refreshCredentials);
-          if (!decision.floor().isZero()) {
-            // A hint raises the floor of this retry too: the immediate one waits it out.
-            waitLocked(hintedDelayLocked(decision.floor()));
-            return;
-          }
-          delay = Duration.ZERO;
-          if (isHeldLocked()) {
-            moveLocked(State.HELD);
-          } else {
-            dialLocked();
-          }
+          dialLocked();
         }
       }
-      case RETRY, RETRY_SLOW -> retryLocked(decision.floor());
+      case RETRY, RETRY_SLOW -> {
+        return retryLocked(decision);
+      }
       default -> throw new AssertionError("Unexpected action: " + decision.action());
     }
+    return null;
   }
 
   /** Counts one more attempt; if that is past maxAttempts, stops (gave up) and returns false. */
@@ -317,23 +347,60 @@ public final class ReconnectionManager {
     return true;
   }
 
-  private void retryLocked(Duration floor) {
+  /**
+   * Counts the retry and waits: until the server's appointment if it gave one, else the curve's
+   * delay, but at least the decision's floor.
+   */
+  private IllegalStateException retryLocked(CloseDecision decision) {
     if (!countAttemptLocked()) {
-      return;
+      return null;
     }
-    Duration d = nextDelayLocked();
+    if (decision.retryAfter().isPresent()) {
+      // The counter advanced all the same: if the appointment fails with no new hint, the curve
+      // goes on from where it was.
+      waitLocked(appointmentLocked(decision.retryAfter().get()));
+      return null;
+    }
+    Duration floor = decision.floor();
+    Duration d;
+    try {
+      d = nextDelayLocked();
+    } catch (IllegalStateException e) {
+      // Swapping in another curve would hide the bug; waiting for ever would wedge the client.
+      log.error("{}: {}; stopping", name, e.getMessage(), e.getCause());
+      this.reason = e.getMessage();
+      moveLocked(State.STOPPED);
+      return e;
+    }
     if (d.compareTo(floor) < 0) {
-      d = hintedDelayLocked(floor);
+      // Up to hintSpread past the floor, so that clients turned away together spread out.
+      d = floor.plusMillis(Math.round(floor.toMillis() * hintSpread * sample()));
     }
     waitLocked(d);
+    return null;
   }
 
   /**
-   * The server asked for at least {@code floor}: wait that long plus a jitter inside the hinted
-   * window, so that clients sent away together do not all come back at the same instant.
+   * The delay until the server's appointment: the hint, raised to {@code hintMinimum} (a broken or
+   * hostile server answering {@code retry-after=0} gets at most one dial per minimum), capped to
+   * {@link ClosePolicy#MAX_RETRY_AFTER}, plus the spread.
    */
-  private Duration hintedDelayLocked(Duration floor) {
-    return floor.plusMillis(Math.round(floor.toMillis() * hintSpread * sample()));
+  private Duration appointmentLocked(Duration hint) {
+    Duration h = hint.compareTo(hintMinimum) < 0 ? hintMinimum : hint;
+    if (h.compareTo(ClosePolicy.MAX_RETRY_AFTER) > 0) {
+      h = ClosePolicy.MAX_RETRY_AFTER;
+    }
+    return spreadLocked(h);
+  }
+
+  /**
+   * {@code at} plus a jitter of up to {@code hintSpread} of it, at most {@code maxHintSpread}: never
+   * earlier than the server said, and late by little enough that a server holding a slot for the
+   * client (see {@code dev.ddpkit.reconnect.admission.Admission}) still has it.
+   */
+  private Duration spreadLocked(Duration at) {
+    long window = Math.min(Math.round(at.toMillis() * hintSpread), maxHintSpread.toMillis());
+    return at.plusMillis(Math.round(window * sample()));
   }
 
   /** Waits {@code d} before the next dial (or holds, if the network is down or suspended). */
@@ -383,11 +450,11 @@ public final class ReconnectionManager {
 
   private void dialLocked() {
     cancelTimerLocked();
+    Attempt a = new Attempt(this, attempt);
+    current = a;
     moveLocked(State.CONNECTING);
     Connector c = connector;
-    int n = attempt;
-    long gen = generation;
-    outbox.add(() -> dial(c, n, gen));
+    outbox.add(() -> dial(c, a));
   }
 
   private void scheduleLocked(Duration after, java.util.function.LongConsumer task) {
@@ -406,6 +473,9 @@ public final class ReconnectionManager {
 
   private void moveLocked(State next) {
     state = next;
+    if (next == State.STOPPED) {
+      current = null; // every report on an attempt made so far is now a no-op
+    }
     ReconnectStatus s = snapshotLocked();
     snapshot = s;
     outbox.add(() -> notifyListeners(s));
@@ -421,24 +491,12 @@ public final class ReconnectionManager {
   }
 
   /**
-   * The backoff's delay for the current attempt. A custom backoff that throws or returns null or a
-   * negative delay would otherwise leave the manager in CONNECTING with no timer, never to dial
-   * again: it is logged and the RFC curve is used for this attempt instead. A delay beyond ~292
-   * years is clamped.
+   * The backoff's delay for the current attempt, a delay beyond ~292 years clamped.
+   *
+   * @throws IllegalStateException if the backoff threw or returned null or a negative delay
    */
   private Duration nextDelayLocked() {
-    double s = sample();
-    try {
-      Duration d = backoff.delay(attempt, s);
-      if (d != null && !d.isNegative()) {
-        // Clamped so that the status's delay and next-try time always fit in nanoseconds.
-        return d.compareTo(Backoffs.MAX_DURATION) > 0 ? Backoffs.MAX_DURATION : d;
-      }
-      log.warn("{}: backoff {} returned {} for attempt {}; using rfc", name, backoff, d, attempt);
-    } catch (RuntimeException e) {
-      log.warn("{}: backoff {} failed for attempt {}; using rfc", name, backoff, attempt, e);
-    }
-    return Backoff.rfc().delay(attempt, s);
+    return Backoffs.checkedDelay(backoff, attempt, sample());
   }
 
   /** A sample in [0, 1) from the configured source, or a fresh one if that source misbehaves. */
@@ -486,25 +544,25 @@ public final class ReconnectionManager {
     drain();
   }
 
-  private void dial(Connector c, int n, long gen) {
+  private void dial(Connector c, Attempt a) {
     synchronized (lock) {
       // Superseded between being queued and now (a listener called stop(), another thread
       // reported a close): calling the connector would open a socket whose every report is
       // then ignored.
-      if (gen != generation || state != State.CONNECTING) {
-        log.debug("{}: dial of attempt {} superseded, not calling the connector", name, n);
+      if (a != current || state != State.CONNECTING) {
+        log.debug("{}: dial of {} superseded, not calling the connector", name, a);
         return;
       }
     }
     try {
-      c.connect(n);
+      c.connect(a);
     } catch (Exception | LinkageError e) {
-      log.debug("{}: connector failed on attempt {}", name, n, e);
+      log.debug("{}: connector failed on {}", name, a, e);
       synchronized (lock) {
-        // Check and close under one lock: between a check and a separate closed() call another
-        // thread may report a close and kick a new dial, and this failure would then be taken
-        // for the new attempt's, arming a timer while that attempt is still in flight.
-        if (gen == generation && state == State.CONNECTING) {
+        // Only while the attempt is still dialing: a connector that reported opened() before it
+        // threw has a connection, and one that reported its close has been dealt with.
+        if (a == current && state == State.CONNECTING) {
+          // A broken backoff has stopped the manager and logged it; nobody to throw it to here.
           closedLocked(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
         }
       }
@@ -587,18 +645,28 @@ public final class ReconnectionManager {
     private Duration stableAfter = Duration.ofSeconds(10);
     private int maxAttempts;
     private double hintSpread = 0.2;
+    private Duration maxHintSpread = Duration.ofMillis(250);
+    private Duration hintMinimum = Duration.ofMillis(100);
     private Scheduler scheduler = Scheduler.systemScheduler();
     private Ticker ticker;
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
     private Runnable credentialsRefresher = () -> {};
-    private ReconnectListener listener;
+    private final List<ReconnectListener> listeners = new ArrayList<>();
     private String name = "reconnect";
 
     private Builder() {}
 
-    /** Sets the backoff curve (default {@link Backoff#rfc()}). */
+    /**
+     * Sets the backoff curve (default {@link Backoff#rfc()}). It is tried at once on the first
+     * attempts; a backoff that fails later stops the manager and the report that hit it throws.
+     *
+     * @throws IllegalArgumentException if the backoff throws or returns null or a negative delay
+     *     for one of the first attempts
+     */
     public Builder backoff(Backoff backoff) {
-      this.backoff = Objects.requireNonNull(backoff, "backoff");
+      Objects.requireNonNull(backoff, "backoff");
+      Backoffs.probe("backoff", backoff);
+      this.backoff = backoff;
       return this;
     }
 
@@ -631,14 +699,43 @@ public final class ReconnectionManager {
     }
 
     /**
-     * Sets how far past a server's {@code retry-after} floor the jitter may go, as a fraction of
-     * the floor (default 0.2: a 2,500 ms hint dials between 2,500 and 3,000 ms).
+     * Sets how far past a server's {@code retry-after} appointment, or past the 1013 floor when
+     * there is no hint, a dial may come, as a fraction of it (default 0.2: a 1,000 ms hint dials
+     * between 1,000 and 1,200 ms). After an appointment the spread is at most {@link
+     * #maxHintSpread(Duration)}.
      */
     public Builder hintSpread(double hintSpread) {
       if (!(hintSpread >= 0 && hintSpread <= 1)) {
         throw new IllegalArgumentException("hintSpread must be in [0, 1]: " + hintSpread);
       }
       this.hintSpread = hintSpread;
+      return this;
+    }
+
+    /**
+     * Sets the most a dial may come after a server's {@code retry-after} appointment (default 250
+     * ms): the spread is {@code hintSpread} of the hint but no more than this, so that a client
+     * given a 30 s appointment is not 6 s late for a slot the server is holding for it.
+     */
+    public Builder maxHintSpread(Duration maxHintSpread) {
+      Backoffs.checkNonNegative("maxHintSpread", maxHintSpread);
+      this.maxHintSpread = maxHintSpread;
+      return this;
+    }
+
+    /**
+     * Sets the shortest appointment honoured (default 100 ms): a smaller {@code retry-after} is
+     * raised to it, so a broken or hostile server answering every dial with {@code
+     * retry-after=0} gets at most one dial per {@code hintMinimum}. At most {@link
+     * ClosePolicy#MAX_RETRY_AFTER}.
+     */
+    public Builder hintMinimum(Duration hintMinimum) {
+      Backoffs.checkNonNegative("hintMinimum", hintMinimum);
+      if (hintMinimum.compareTo(ClosePolicy.MAX_RETRY_AFTER) > 0) {
+        throw new IllegalArgumentException(
+            "hintMinimum must be at most " + ClosePolicy.MAX_RETRY_AFTER + ": " + hintMinimum);
+      }
+      this.hintMinimum = hintMinimum;
       return this;
     }
 
@@ -669,9 +766,12 @@ public final class ReconnectionManager {
       return this;
     }
 
-    /** Adds a first listener (more with {@link ReconnectionManager#addListener}). */
+    /**
+     * Adds a listener, called for every change from the first on; each call adds one more (more
+     * can be added later with {@link ReconnectionManager#addListener}).
+     */
     public Builder listener(ReconnectListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

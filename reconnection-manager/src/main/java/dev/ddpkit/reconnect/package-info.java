@@ -2,8 +2,9 @@
  * Reconnection policy and state machine, with no network code of its own: {@link
  * dev.ddpkit.reconnect.Backoff} computes delays as a pure function of the attempt and a random
  * sample (RFC, full jitter, proportional, fixed and Meteor presets); {@link
- * dev.ddpkit.reconnect.ClosePolicy} classifies close codes and {@code retry-after} hints into retry,
- * slow retry, credential refresh or stop (WebSocket and DDP profiles); {@link
+ * dev.ddpkit.reconnect.ClosePolicy} classifies close codes into retry, slow retry, credential
+ * refresh or stop (WebSocket and DDP profiles) and reads a server's {@code retry-after} hint, an
+ * appointment the manager keeps; {@link
  * dev.ddpkit.reconnect.ReconnectionManager} takes the socket owner's reports ({@code opened},
  * {@code closed}, network and app lifecycle) and calls a {@link dev.ddpkit.reconnect.Connector} when
  * it is time to dial, keeping at most one timer, resetting its counter only after a stable

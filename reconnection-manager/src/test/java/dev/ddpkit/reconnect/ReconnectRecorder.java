@@ -17,7 +17,8 @@ import java.util.List;
  *
  * <p>Statuses are written compactly: {@code WAITING #2 delay=2500ms at=3750ms (closed 1006)}, with
  * {@code delay} only when not zero, {@code at} (the next-try time) only while waiting, and flags
- * {@code [offline]} / {@code [suspended]}. Dials are written {@code dial #2 at=3750ms}.
+ * {@code [offline]} / {@code [suspended]}. Dials are written {@code dial #2 at=3750ms}; the latest
+ * dial's {@link Attempt} is kept so a test can report on it as that dial's socket would.
  */
 final class ReconnectRecorder implements Connector, ReconnectListener {
   private final Ticker ticker;
@@ -25,6 +26,7 @@ final class ReconnectRecorder implements Connector, ReconnectListener {
   private final List<Integer> dials = new ArrayList<>();
   private final Deque<Exception> dialFailures = new ArrayDeque<>();
   private Runnable onDial = () -> {};
+  private Attempt latest;
 
   ReconnectRecorder(Ticker ticker) {
     this.ticker = ticker;
@@ -43,9 +45,10 @@ final class ReconnectRecorder implements Connector, ReconnectListener {
   }
 
   @Override
-  public synchronized void connect(int attempt) throws Exception {
-    events.add("dial #" + attempt + " at=" + format(ticker.read()));
-    dials.add(attempt);
+  public synchronized void connect(Attempt attempt) throws Exception {
+    events.add("dial #" + attempt.number() + " at=" + format(ticker.read()));
+    dials.add(attempt.number());
+    latest = attempt;
     onDial.run();
     Exception e = dialFailures.poll();
     if (e != null) {
@@ -65,6 +68,14 @@ final class ReconnectRecorder implements Connector, ReconnectListener {
         events.add("refresh at=" + format(ticker.read()));
       }
     };
+  }
+
+  /** The attempt of the latest dial, to report on as its socket would. */
+  synchronized Attempt attempt() {
+    if (latest == null) {
+      fail("no dial yet");
+    }
+    return latest;
   }
 
   synchronized List<Integer> dials() {

@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Timeout;
 
@@ -143,12 +144,15 @@ class ReconnectionManagerStressTest {
           }
           inCallback.decrementAndGet();
         });
+    // The reporters act as the latest socket would; a report on an overtaken one is a no-op.
+    AtomicReference<Attempt> latest = new AtomicReference<>();
     Connector connector =
         attempt -> {
           if (inCallback.incrementAndGet() != 1) {
             violations.add("connector ran concurrently with another callback: " + attempt);
           }
-          log.add("dial #" + attempt);
+          latest.set(attempt);
+          log.add("dial #" + attempt.number());
           inCallback.decrementAndGet();
           if (stormOver.get()) {
             dialedAfterTheStorm.countDown();
@@ -171,9 +175,9 @@ class ReconnectionManagerStressTest {
                   go.await();
                   for (int i = 0; i < OPS_PER_THREAD; i++) {
                     switch (r.nextInt(7)) {
-                      case 0, 1 -> m.closed(CloseCodes.ABNORMAL, "");
+                      case 0, 1 -> latest.get().closed(CloseCodes.ABNORMAL, "");
                       case 2, 3 -> m.networkAvailable();
-                      case 4, 5 -> m.opened();
+                      case 4, 5 -> latest.get().opened();
                       case 6 -> m.networkLost();
                       default -> throw new AssertionError();
                     }
@@ -200,8 +204,8 @@ class ReconnectionManagerStressTest {
     // superseded before it ran is rightly not made, and under load most of them can be.)
     stormOver.set(true);
     m.networkAvailable();
-    m.opened();
-    m.closed(CloseCodes.ABNORMAL, "");
+    latest.get().opened();
+    latest.get().closed(CloseCodes.ABNORMAL, "");
     assertThat(dialedAfterTheStorm.await(10, SECONDS)).as("dialed after the storm").isTrue();
     m.stop();
     assertThat(stopped.await(10, SECONDS)).as("STOPPED delivered").isTrue();

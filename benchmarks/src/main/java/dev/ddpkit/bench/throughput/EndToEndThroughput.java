@@ -1,7 +1,9 @@
 package dev.ddpkit.bench.throughput;
 
 import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatLimits;
 import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.RateLimits;
 import dev.ddpkit.reconnect.Backoff;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -160,7 +162,9 @@ public final class EndToEndThroughput {
   /** Runs the phases; {@code log} gets progress lines. */
   public static Report run(Config c, PrintStream log) throws Exception {
     Path dir = Files.createTempDirectory("ddpkit-bench-e2e");
-    ChatServer server = ChatServer.builder().dataDir(dir).port(0).drainPeriod(Duration.ZERO).build();
+    // Producers send as fast as they can: far past Rocket.Chat's 5 messages per second per user.
+    ChatServer server = ChatServer.builder().dataDir(dir).port(0).drainPeriod(Duration.ZERO)
+        .rateLimits(RateLimits.none()).build();
     List<ConsumerProcess> consumers = new ArrayList<>();
     List<ChatClient> producers = new ArrayList<>();
     try {
@@ -305,6 +309,8 @@ public final class EndToEndThroughput {
               .historyLimit(0)
               .outboxCapacity(Math.max(each, c.warmup() / c.producers() + 10))
               .backoff(Backoff.fixed(Duration.ofMillis(200)))
+              // A throughput run pushes past Rocket.Chat's 5 sends per second on purpose.
+              .limits(ChatLimits.none())
               .name("bench-producer-" + p)
               .build();
       client.start();

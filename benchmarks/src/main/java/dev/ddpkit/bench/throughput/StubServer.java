@@ -11,8 +11,9 @@ import java.net.URI;
 
 /**
  * An in-memory DDP server for one client, with no sockets: a {@link TransportFactory} whose
- * transport answers {@code connect} with {@code connected}, every {@code sub} with {@code ready}
- * and every {@code method} with an empty {@code result} and {@code updated}; {@link #push} hands a
+ * transport answers {@code connect} with {@code connected}, every {@code sub} with {@code ready},
+ * {@code login} with a token and every other {@code method} with an empty {@code result}, each
+ * followed by {@code updated}; {@link #push} hands a
  * server frame to the client as a socket would. Only the set-up is answered: the benchmark pushes
  * pre-built frames.
  */
@@ -68,7 +69,11 @@ public final class StubServer implements TransportFactory {
       }
       case "method" -> {
         String id = m.path("id").asText();
-        listener.onMessage(write(frame("result").put("id", id)));
+        ObjectNode result = frame("result").put("id", id);
+        if (m.path("method").asText().equals("login")) {
+          result.putObject("result").put("id", "stub-user").put("token", "stub-token");
+        }
+        listener.onMessage(write(result));
         ObjectNode updated = frame("updated");
         updated.putArray("methods").add(id);
         listener.onMessage(write(updated));

@@ -2,6 +2,7 @@ package dev.ddpkit.chat.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.reconnect.Ticker;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -484,6 +485,7 @@ public final class ChatServer implements AutoCloseable {
         counters.protocolErrors.get(),
         counters.acknowledgementsLost.get(),
         counters.heartbeatTimeouts.get(),
+        counters.rateLimited.get(),
         counters.acceptsPerSecond(),
         counters.rejectsPerSecond());
   }
@@ -510,6 +512,8 @@ public final class ChatServer implements AutoCloseable {
     int maxFrameBytes = 1 << 20;
     int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
     Clock clock = Clock.systemUTC();
+    Ticker ticker = Ticker.systemTicker();
+    RateLimits rateLimits = RateLimits.rocketChatDefaults();
     ConnectionListener connectionListener = ConnectionListener.NONE;
     int loginFailures = 5;
     Duration loginWindow = Duration.ofSeconds(10);
@@ -621,6 +625,30 @@ public final class ChatServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The monotonic time source of the rate limits (default {@link Ticker#systemTicker()}); a test
+     * passes a virtual one to step through a window without waiting.
+     */
+    public Builder ticker(Ticker ticker) {
+      if (ticker == null) {
+        throw new IllegalArgumentException("ticker must not be null");
+      }
+      this.ticker = ticker;
+      return this;
+    }
+
+    /**
+     * The DDP rate limits, default {@link RateLimits#rocketChatDefaults()} as on a real Rocket.Chat
+     * server; {@link RateLimits#none()} for benchmarks that must go past them.
+     */
+    public Builder rateLimits(RateLimits limits) {
+      if (limits == null) {
+        throw new IllegalArgumentException("rateLimits must not be null");
+      }
+      this.rateLimits = limits;
+      return this;
+    }
+
     /** A hook told about every accepted and turned-away connection. */
     public Builder connectionListener(ConnectionListener listener) {
       if (listener == null) {
@@ -682,6 +710,8 @@ public final class ChatServer implements AutoCloseable {
       b.maxFrameBytes = maxFrameBytes;
       b.workers = workers;
       b.clock = clock;
+      b.ticker = ticker;
+      b.rateLimits = rateLimits;
       b.connectionListener = connectionListener;
       b.loginFailures = loginFailures;
       b.loginWindow = loginWindow;

@@ -22,6 +22,8 @@ import java.util.TreeMap;
  * @param protocolErrors malformed or out-of-order frames, and connections closed for them
  * @param acknowledgementsLost method answers dropped on purpose by the test hook
  * @param heartbeatTimeouts connections closed because they did not answer a server ping
+ * @param rateLimited method calls and subscriptions refused with {@code too-many-requests} by the
+ *     DDP rate limits (failed-login limits not included)
  * @param acceptsPerSecond accepted connections per epoch second (last hour)
  * @param rejectsPerSecond connections rejected with 1013 per epoch second (last hour)
  */
@@ -39,6 +41,7 @@ public record ChatServerStats(
     long protocolErrors,
     long acknowledgementsLost,
     long heartbeatTimeouts,
+    long rateLimited,
     SortedMap<Long, Integer> acceptsPerSecond,
     SortedMap<Long, Integer> rejectsPerSecond) {
 

@@ -366,6 +366,24 @@ final class ChatStore {
     return out;
   }
 
+  /** The ids of the rooms {@code username} is a member of, in no particular order. */
+  List<String> roomsOf(String username) {
+    List<String> out = new ArrayList<>();
+    members.forEach((rid, names) -> {
+      if (names.contains(username)) {
+        out.add(rid);
+      }
+    });
+    return out;
+  }
+
+  /** The ts of the room's newest durable message, or Long.MIN_VALUE when it has none. */
+  long lastMessageTs(String rid) {
+    NavigableMap<Long, String> map = roomMessages.get(rid);
+    Long ts = map == null ? null : map.floorKey(durableTs);
+    return ts == null ? Long.MIN_VALUE : ts;
+  }
+
   /** Number of messages stored in a room (durable or about to be). */
   long messageCount(String rid) {
     NavigableMap<Long, String> map = roomMessages.get(rid);

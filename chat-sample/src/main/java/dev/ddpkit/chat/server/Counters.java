@@ -18,6 +18,7 @@ final class Counters {
   final AtomicLong protocolErrors = new AtomicLong();
   final AtomicLong acknowledgementsLost = new AtomicLong();
   final AtomicLong heartbeatTimeouts = new AtomicLong();
+  final AtomicLong rateLimited = new AtomicLong();
   private final TreeMap<Long, Integer> acceptsPerSecond = new TreeMap<>();
   private final TreeMap<Long, Integer> rejectsPerSecond = new TreeMap<>();
 

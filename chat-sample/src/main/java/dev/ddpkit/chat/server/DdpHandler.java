@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.reconnect.Ticker;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -47,10 +48,6 @@ final class DdpHandler {
   /** DDP versions we speak, preferred first. */
   static final List<String> VERSIONS = List.of("1", "pre2", "pre1");
   static final String STREAM = "stream-room-messages";
-  static final int MAX_TEXT_CHARS = 5000;
-  static final int MAX_MISSED = 10_000;
-  static final int MAX_HISTORY = 1000;
-  static final int DEFAULT_HISTORY = 20;
   static final int MAX_PROTOCOL_ERRORS = 20;
   static final int MAX_ID_CHARS = 256;
   /** Frames longer than this are not echoed back in {@code offendingMessage}. */
@@ -61,7 +58,6 @@ final class DdpHandler {
    * texts would tell a guesser which usernames are real (and undo the dummy hash in Secrets).
    */
   static final String BAD_CREDENTIALS = "Incorrect username or password";
-  static final Pattern MESSAGE_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
   /** Usernames and room ids. */
   static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
   private static final Duration CLOSE_GRACE = Duration.ofSeconds(5);
@@ -74,6 +70,8 @@ final class DdpHandler {
   private final Counters counters;
   private final Admission admission;
   private final LoginLimiter limiter;
+  private final DdpRateLimiter rateLimiter;
+  private final ChatMethods chat;
   /** Failed logins per remote address, whatever the connection or username. */
   private final LoginLimiter addressLimiter;
   private final Clock clock;
@@ -103,6 +101,9 @@ final class DdpHandler {
     this.counters = counters;
     this.admission = new Admission(cfg.acceptRate);
     this.limiter = new LoginLimiter(cfg.loginFailures, cfg.loginWindow.toMillis(), 100_000);
+    Ticker ticker = cfg.ticker;
+    this.rateLimiter = new DdpRateLimiter(cfg.rateLimits, () -> ticker.read() / 1_000_000L);
+    this.chat = new ChatMethods(store, counters, cfg.clock);
     this.addressLimiter = new LoginLimiter(
         cfg.addressLoginFailures, cfg.addressLoginWindow.toMillis(), 100_000);
     this.clock = cfg.clock;
@@ -363,6 +364,13 @@ final class DdpHandler {
         throw new AssertionError("Unexpected state");
     }
     ArrayNode p = params == null ? JsonNodeFactory.instance.arrayNode() : (ArrayNode) params;
+    ObjectNode user = s.user;
+    long wait = rateLimiter.method(name, connKey(s), user == null ? null : Frames.text(user, "_id"));
+    if (wait > 0) {
+      counters.rateLimited.incrementAndGet();
+      answer(s, id, name, null, MethodError.tooManyRequests(wait));
+      return;
+    }
     CompletableFuture<JsonNode> f;
     try {
       f = invoke(s, name, p);
@@ -385,9 +393,11 @@ final class DdpHandler {
         logout(s);
         return CompletableFuture.completedFuture(null);
       case "sendMessage":
-        return sendMessage(s, p);
+        return chat.sendMessage(s, p);
       case "loadHistory":
-        return CompletableFuture.completedFuture(loadHistory(s, p));
+        return CompletableFuture.completedFuture(chat.loadHistory(s, p));
+      case "rooms/get":
+        return CompletableFuture.completedFuture(chat.roomsGet(s, p));
       case "loadMissedMessages":
         return loadMissedWhenReleased(s, p);
       default:
@@ -430,7 +440,7 @@ final class DdpHandler {
 
   private boolean loseThisAck(JsonNode storedMessage) {
     Predicate<JsonNode> where = loseWhere;
-    if (where != null) {
+    if (where != null && storedMessage != null) {
       try {
         if (where.test(storedMessage)) {
           return true;
@@ -457,13 +467,15 @@ final class DdpHandler {
     JsonNode user = arg.get("user");
     JsonNode password = arg.get("password");
     String username = Frames.text(user, "username");
-    String digest = Frames.text(password, "digest");
+    // Meteor's accounts take a plain-text password from clients that cannot hash it.
+    String plain = password != null && password.isTextual() ? password.textValue() : null;
+    String digest = plain != null ? Secrets.sha256Hex(plain) : Frames.text(password, "digest");
     String algorithm = Frames.text(password, "algorithm");
     if (username == null || username.length() > 64 || digest == null
         || (algorithm != null && !algorithm.equals("sha-256"))) {
       throw MethodError.invalid("error-invalid-params",
-          "login takes {user: {username}, password: {digest, algorithm: \"sha-256\"}}"
-              + " or {resume: token}");
+          "login takes {user: {username}, password: {digest, algorithm: \"sha-256\"} or a"
+              + " string} or {resume: token}");
     }
     String userKey = "u:" + username;
     refuseIfLimited(now, s, connKey(s), userKey);
@@ -606,82 +618,6 @@ final class DdpHandler {
     }
   }
 
-  // ------------------------------------------------------------------ chat methods
-
-  private CompletableFuture<JsonNode> sendMessage(Session s, ArrayNode p) throws MethodError {
-    JsonNode arg = p.get(0);
-    if (!(arg instanceof ObjectNode)) {
-      throw MethodError.invalid("error-invalid-params", "sendMessage takes one message object");
-    }
-    String id = Frames.text(arg, "_id");
-    if (id == null || !MESSAGE_ID.matcher(id).matches()) {
-      throw MethodError.invalid("error-invalid-message-id",
-          "_id is required: 1 to 64 characters of A-Z a-z 0-9 _ -");
-    }
-    String rid = Frames.text(arg, "rid");
-    checkRoom(s, rid);
-    String text = Frames.text(arg, "msg");
-    if (text == null) {
-      throw MethodError.invalid("error-invalid-msg", "msg is required and must be a string");
-    }
-    if (text.length() > MAX_TEXT_CHARS) {
-      throw MethodError.invalid("error-invalid-msg",
-          "Message is longer than " + MAX_TEXT_CHARS + " characters");
-    }
-    if (text.isBlank()) {
-      throw MethodError.invalid("error-invalid-msg", "Message is empty");
-    }
-    return store.append(id, rid, text, s.user).thenApply(a -> {
-      if (a.duplicate()) {
-        counters.duplicatesIgnored.incrementAndGet();
-      }
-      return a.message();
-    });
-  }
-
-  private JsonNode loadHistory(Session s, ArrayNode p) throws MethodError {
-    String rid = p.path(0).isTextual() ? p.get(0).textValue() : null;
-    checkRoom(s, rid);
-    long end = Frames.dateOr(p.get(1), Long.MAX_VALUE, "end");
-    JsonNode l = p.get(2);
-    int limit;
-    if (l == null || l.isNull()) {
-      limit = DEFAULT_HISTORY;
-    } else if (l.isNumber()) {
-      limit = (int) Math.max(0, Math.min(MAX_HISTORY, l.asLong()));
-    } else {
-      throw MethodError.invalid("error-invalid-limit", "limit must be a number");
-    }
-    Frames.dateOr(p.get(3), 0, "lastSeen"); // validated, not used: nothing is "unread" here
-    ObjectNode r = Frames.object();
-    ArrayNode arr = r.putArray("messages");
-    store.history(rid, end, limit).forEach(arr::add);
-    r.put("unreadNotLoaded", 0);
-    return r;
-  }
-
-  private JsonNode loadMissed(Session s, ArrayNode p) throws MethodError {
-    String rid = p.path(0).isTextual() ? p.get(0).textValue() : null;
-    checkRoom(s, rid);
-    JsonNode since = p.get(1);
-    if (since == null || since.isNull()) {
-      throw MethodError.invalid("error-invalid-date", "since must be {\"$date\": millis}");
-    }
-    long from = Frames.dateOr(since, 0, "since");
-    ArrayNode arr = JsonNodeFactory.instance.arrayNode();
-    store.since(rid, from, MAX_MISSED).forEach(arr::add);
-    return arr;
-  }
-
-  private void checkRoom(Session s, String rid) throws MethodError {
-    if (rid == null || !store.roomExists(rid)) {
-      throw MethodError.invalid("error-invalid-room", "Invalid room");
-    }
-    if (!store.isMember(rid, s.username())) {
-      throw MethodError.notAllowed("Not allowed");
-    }
-  }
-
   // ------------------------------------------------------------------ subscriptions
 
   private void onSub(Session s, ObjectNode m) {
@@ -695,6 +631,12 @@ final class DdpHandler {
     }
     if (s.subs.containsKey(id)) {
       return; // DDP: a repeated sub id is ignored
+    }
+    long wait = rateLimiter.subscription(name, connKey(s));
+    if (wait > 0) {
+      counters.rateLimited.incrementAndGet();
+      nosub(s, id, MethodError.tooManyRequests(wait));
+      return;
     }
     if (s.user == null) {
       nosub(s, id, new MethodError("not-allowed", "Not allowed"));
@@ -842,7 +784,7 @@ final class DdpHandler {
       throws MethodError {
     CompletableFuture<Void> gate = missedGate;
     if (gate == null) {
-      return CompletableFuture.completedFuture(loadMissed(s, p));
+      return CompletableFuture.completedFuture(chat.loadMissed(s, p));
     }
     log.info("{}: holding a loadMissedMessages answer (test hook)", s);
     return gate.handle((v, e) -> {
@@ -850,7 +792,7 @@ final class DdpHandler {
         if (e != null) {
           throw new MethodError("error-test-hook", "catch-up refused by the test hook");
         }
-        return loadMissed(s, p);
+        return chat.loadMissed(s, p);
       } catch (MethodError m) {
         throw new CompletionException(m);
       }

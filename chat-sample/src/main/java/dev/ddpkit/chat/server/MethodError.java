@@ -32,6 +32,18 @@ final class MethodError extends Exception {
     return new MethodError(code, reason);
   }
 
+  /**
+   * Meteor's {@code DDPRateLimiter} answer: {@code too-many-requests} with its message and
+   * {@code details.timeToReset} in ms.
+   */
+  static MethodError tooManyRequests(long timeToResetMillis) {
+    ObjectNode details = Frames.object();
+    details.put("timeToReset", timeToResetMillis);
+    return new MethodError("too-many-requests",
+        "Error, too many requests. Please slow down. You must wait "
+            + (timeToResetMillis + 999) / 1000 + " seconds before trying again.", details);
+  }
+
   /** The {@code error-not-allowed} answer. */
   static MethodError notAllowed(String reason) {
     return new MethodError("error-not-allowed", reason);

@@ -9,12 +9,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code serve} command: {@code serve --port 3000 --data DIR [--seed-demo] [--accept-rate N]
- * [--heartbeat-ms N] [--drain-ms N]}. Starts a {@link ChatServer}, prints its URL, and runs until
+ * [--heartbeat-ms N] [--drain-ms N] [--rate-limits on|off|RULES]}. Starts a {@link ChatServer}, prints its URL, and runs until
  * the JVM is asked to exit (SIGINT or SIGTERM), when a shutdown hook drains it gracefully.
  */
 public final class ServeCommand {
   private static final String USAGE = "usage: serve --port N --data DIR [--seed-demo]"
-      + " [--accept-rate N] [--heartbeat-ms N] [--drain-ms N]";
+      + " [--accept-rate N] [--heartbeat-ms N] [--drain-ms N]"
+      + " [--rate-limits on|off|login=5/10s,method=10/10s,stream=40/10s,send=5/1s]";
 
   private ServeCommand() {}
 
@@ -62,6 +63,7 @@ public final class ServeCommand {
           case "--heartbeat-ms" -> b.heartbeatInterval(Duration.ofMillis(c.longValue()));
           case "--drain-ms" -> b.drainPeriod(Duration.ofMillis(c.longValue()));
           case "--host" -> b.host(c.value());
+          case "--rate-limits" -> b.rateLimits(RateLimits.parse(c.value()));
           default -> throw c.unknown();
         }
       }

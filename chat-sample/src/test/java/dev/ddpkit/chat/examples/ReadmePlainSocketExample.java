@@ -1,6 +1,7 @@
 package dev.ddpkit.chat.examples;
 
 import dev.ddpkit.reconnect.Backoff;
+import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import java.net.URI;
@@ -29,8 +30,10 @@ final class ReadmePlainSocketExample {
         .build();
 
     manager.start(attempt -> new WebSocketClient(uri) {   // a new socket for every attempt
-      @Override public void onOpen(ServerHandshake h) { manager.opened(); }
-      @Override public void onClose(int code, String reason, boolean remote) { manager.closed(code, reason); }
+      @Override public void onOpen(ServerHandshake h) { attempt.opened(); }   // reports go to this attempt:
+      @Override public void onClose(int code, String reason, boolean remote) {   // no-ops once a newer one exists
+        attempt.closed(code < 1000 ? CloseCodes.ABNORMAL : code, reason);   // -1: it never opened
+      }
       @Override public void onMessage(String text) { handle(text); }
       @Override public void onError(Exception e) { }
     }.connect());

@@ -25,7 +25,8 @@ class RestartTest extends ServerTestSupport {
   }
 
   private void survives(Consumer<ChatServer> end, int closeCode) throws Exception {
-    ChatServer first = startSeeded(b -> b);
+    // 20 sends in a row: past Rocket.Chat's 10 calls of one method per 10 s, on purpose.
+    ChatServer first = startSeeded(b -> b.rateLimits(RateLimits.none()));
     int port = first.port();
     DdpPeer alice = connect(first);
     String token = alice.call("login", DdpPeer.loginParams("alice", "alice-pw"))
@@ -38,7 +39,7 @@ class RestartTest extends ServerTestSupport {
     end.accept(first);
     assertThat(alice.awaitClose()).isEqualTo(closeCode);
 
-    ChatServer second = start(b -> b.port(port));
+    ChatServer second = start(b -> b.port(port).rateLimits(RateLimits.none()));
     assertThat(second.port()).isEqualTo(port);
     DdpPeer back = connect(second);
     assertThat(back.call("login", DdpPeer.resumeParams(token)).path("result").path("type")
@@ -49,8 +50,12 @@ class RestartTest extends ServerTestSupport {
     long ts = back.call("sendMessage", DdpPeer.message("after-restart", "general", "x"))
         .path("result").path("ts").path("$date").asLong();
     assertThat(ts).as("ts keeps increasing across a restart").isGreaterThan(lastTs);
-    assertThat(back.call("sendMessage", DdpPeer.message("r3", "general", "n3")).path("result")
-        .path("ts")).isEqualTo(all.get(3).path("ts"));
+    // A message id stored before the restart is still known: Rocket.Chat's "already delivered",
+    // a result with no result field, and nothing stored.
+    JsonNode again = back.call("sendMessage", DdpPeer.message("r3", "general", "n3"));
+    assertThat(again.has("error")).as("error in %s", again).isFalse();
+    assertThat(again.has("result")).as("result field in %s", again).isFalse();
+    assertThat(second.messageCount("general")).isEqualTo(21);
     assertThat(second.seedDemo()).as("seeding only an empty database").isFalse();
   }
 

@@ -31,8 +31,11 @@ class ServeCommandTest {
         new CountDownLatch(0))).isEqualTo(2);
     assertThat(ServeCommand.run(new String[] {"--bogus"}, out, errStream,
         new CountDownLatch(0))).isEqualTo(2);
+    assertThat(ServeCommand.run(new String[] {"--rate-limits", "chat=1/1s"}, out, errStream,
+        new CountDownLatch(0))).isEqualTo(2);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("usage: serve")
-        .contains("dataDir is required").contains("unknown argument: --bogus");
+        .contains("dataDir is required").contains("unknown argument: --bogus")
+        .contains("unknown rate limit rule").contains("--rate-limits on|off");
   }
 
   @Test
@@ -42,7 +45,8 @@ class ServeCommandTest {
     CountDownLatch stop = new CountDownLatch(1);
     CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> ServeCommand.run(
         new String[] {"--port", "0", "--data", dir.toString(), "--seed-demo", "--drain-ms", "0",
-            "--heartbeat-ms", "10000", "--accept-rate", "100"}, out, out, stop));
+            "--heartbeat-ms", "10000", "--accept-rate", "100",
+            "--rate-limits", "login=5/10s,send=off"}, out, out, stop));
     Pattern url = Pattern.compile("listening on (ws://\\S+)");
     Awaitility.await().atMost(10, SECONDS)
         .until(() -> url.matcher(buf.toString(StandardCharsets.UTF_8)).find());

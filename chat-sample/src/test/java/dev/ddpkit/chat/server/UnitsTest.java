@@ -116,7 +116,7 @@ class UnitsTest {
   @Test
   void statsSnapshotsAreImmutable() {
     ChatServerStats s = new ChatServerStats(1, 2, 3, 4, 5, 6, 7,
-        new java.util.HashMap<>(java.util.Map.of("r", 1)), 8, 9, 10, 11, 12,
+        new java.util.HashMap<>(java.util.Map.of("r", 1)), 8, 9, 10, 11, 12, 13,
         new java.util.TreeMap<>(), new java.util.TreeMap<>());
     assertThat(s.subscriptions("r")).isEqualTo(1);
     assertThat(s.subscriptions("x")).isZero();

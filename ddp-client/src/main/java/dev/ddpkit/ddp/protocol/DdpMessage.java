@@ -187,6 +187,37 @@ public sealed interface DdpMessage {
   }
 
   /**
+   * A frame that bends the spec in a well-known way whose meaning is not in doubt, read as that
+   * meaning ({@link DdpMessages#read} only).
+   *
+   * @param meaning what the frame means, never itself a deviation
+   * @param problem how the frame bends the spec; never quotes the frame
+   */
+  record Deviation(DdpMessage meaning, String problem) implements DdpMessage {
+    /** Validates the components. */
+    public Deviation {
+      Objects.requireNonNull(meaning, "meaning");
+      Objects.requireNonNull(problem, "problem");
+      if (meaning instanceof Deviation) {
+        throw new IllegalArgumentException("meaning must not be a deviation");
+      }
+    }
+  }
+
+  /**
+   * A frame that is not DDP and means nothing certain ({@link DdpMessages#read} only): not JSON,
+   * not an object, without {@code msg}, or with a field of the wrong type.
+   *
+   * @param problem what is wrong, naming the field; never quotes the frame
+   */
+  record Invalid(String problem) implements DdpMessage {
+    /** Validates the components. */
+    public Invalid {
+      Objects.requireNonNull(problem, "problem");
+    }
+  }
+
+  /**
    * A {@code msg} this client does not know.
    *
    * @param msg the message type

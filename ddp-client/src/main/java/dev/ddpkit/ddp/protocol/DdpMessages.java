@@ -16,7 +16,10 @@ import java.util.function.Function;
 
 /**
  * Parses server frames into {@link DdpMessage}s, checking the type of every field it reads. Unknown
- * fields are ignored; an unknown {@code msg} becomes {@link DdpMessage.Unknown}. Thread-safe.
+ * fields are ignored; an unknown {@code msg} becomes {@link DdpMessage.Unknown}. {@link #parse}
+ * is strict and throws on a frame that is not DDP; {@link #read} is tolerant: it reads the
+ * well-known deviations of real servers as what they mean and returns a value for any other bad
+ * frame. Thread-safe.
  */
 public final class DdpMessages {
   private final ObjectReader reader;
@@ -35,7 +38,7 @@ public final class DdpMessages {
   }
 
   /**
-   * Parses one frame.
+   * Parses one frame strictly: anything that is not DDP as the spec writes it is an exception.
    *
    * <p>A {@code result}, {@code nosub}, {@code ready} or {@code updated} whose ids can be read but
    * which has another field of the wrong type is not an exception but a {@link
@@ -45,6 +48,31 @@ public final class DdpMessages {
    *     is not the {@code server_id} greeting) or has a field of the wrong type
    */
   public DdpMessage parse(String frame) throws DdpProtocolException {
+    return decode(tree(frame), /* tolerant= */ false);
+  }
+
+  /**
+   * Reads one frame tolerantly, as real servers write DDP; never throws. Where {@link #parse}
+   * returns a message, this returns the same one. Where it throws, this returns:
+   *
+   * <ul>
+   *   <li>a {@link DdpMessage.Deviation} for a well-known deviation whose meaning is not in doubt:
+   *       an {@code updated} naming one call in {@code id} instead of a {@code methods} list, and
+   *       a frame without {@code msg} that carries a method's {@code id} and an {@code error}
+   *       (an object, or a string naming the error): the result of that call, failed;
+   *   <li>a {@link DdpMessage.Invalid} for any other frame, naming what is wrong (never quoting
+   *       the frame, which may carry a token).
+   * </ul>
+   */
+  public DdpMessage read(String frame) {
+    try {
+      return decode(tree(frame), /* tolerant= */ true);
+    } catch (DdpProtocolException e) {
+      return new DdpMessage.Invalid(e.getMessage());
+    }
+  }
+
+  private ObjectNode tree(String frame) throws DdpProtocolException {
     if (frame == null) {
       throw new DdpProtocolException("null frame");
     }
@@ -62,11 +90,17 @@ public final class DdpMessages {
       throw new DdpProtocolException(
           "frame is not a JSON object but " + (node == null ? "empty" : describe(node)));
     }
-    ObjectNode o = (ObjectNode) node;
+    return (ObjectNode) node;
+  }
+
+  private DdpMessage decode(ObjectNode o, boolean tolerant) throws DdpProtocolException {
     JsonNode msgNode = o.get("msg");
     if (msgNode == null) {
       if (o.has("server_id")) {
         return new DdpMessage.ServerId(optText(o, "server_id", "server_id"));
+      }
+      if (tolerant && isMethodError(o)) {
+        return methodErrorWithoutMsg(o);
       }
       throw new DdpProtocolException("frame has no 'msg' field");
     }
@@ -74,6 +108,13 @@ public final class DdpMessages {
       throw new DdpProtocolException("field 'msg' must be a string, got " + describe(msgNode));
     }
     String msg = msgNode.textValue();
+    if (tolerant) {
+      if (msg.equals("updated") && !o.has("methods") && o.path("id").isTextual()) {
+        return new DdpMessage.Deviation(
+            new DdpMessage.Updated(List.of(o.get("id").textValue())),
+            "'updated' with 'id' instead of 'methods'");
+      }
+    }
     return switch (msg) {
       case "connected" -> new DdpMessage.Connected(text(o, msg, "session"));
       case "failed" -> new DdpMessage.Failed(text(o, msg, "version"));
@@ -101,6 +142,22 @@ public final class DdpMessages {
       case "error" -> new DdpMessage.ServerError(nullToEmpty(optText(o, msg, "reason")));
       default -> new DdpMessage.Unknown(msg);
     };
+  }
+
+  /** A string {@code id} and an {@code error} object or string: how some servers fail a call. */
+  private static boolean isMethodError(ObjectNode o) {
+    JsonNode e = o.get("error");
+    return o.path("id").isTextual() && e != null && (e.isObject() || e.isTextual());
+  }
+
+  private static DdpMessage methodErrorWithoutMsg(ObjectNode o)
+      throws DdpProtocolException {
+    String id = o.get("id").textValue();
+    JsonNode e = o.get("error");
+    MethodError error =
+        e.isTextual() ? new MethodError(e.textValue(), "", null) : optError(o, "result");
+    return new DdpMessage.Deviation(
+        new DdpMessage.Result(id, NullNode.getInstance(), error), "a method error without 'msg'");
   }
 
   // A reply whose id is readable is never a reason to drop the connection: the server would send

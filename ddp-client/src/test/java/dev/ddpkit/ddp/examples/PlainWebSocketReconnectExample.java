@@ -1,5 +1,6 @@
 package dev.ddpkit.ddp.examples;
 
+import dev.ddpkit.reconnect.Attempt;
 import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import java.net.URI;
@@ -34,7 +35,7 @@ public final class PlainWebSocketReconnectExample implements AutoCloseable {
   public void start() {
     // The manager may call the connector on its timer thread or on a socket callback thread:
     // hop to our own thread, and make a new WebSocketClient per attempt (they cannot be reused).
-    manager.start(attempt -> dialer.execute(this::dial));
+    manager.start(attempt -> dialer.execute(() -> dial(attempt)));
   }
 
   /** Call from whatever tells you the network is back (Android's ConnectivityManager, ...). */
@@ -64,25 +65,26 @@ public final class PlainWebSocketReconnectExample implements AutoCloseable {
     dialer.shutdown();
   }
 
-  private void dial() {
+  private void dial(Attempt attempt) {
     if (closing) {
       return;
     }
-    Socket s = new Socket(uri);
+    Socket s = new Socket(uri, attempt);
     current = s;
     s.connect(); // returns at once; the library opens the socket on its own thread
   }
 
   private final class Socket extends WebSocketClient {
-    Socket(URI uri) {
+    private final Attempt attempt;
+
+    Socket(URI uri, Attempt attempt) {
       super(uri);
+      this.attempt = attempt;
     }
 
     @Override
     public void onOpen(ServerHandshake handshake) {
-      if (this == current) {
-        manager.opened();
-      }
+      attempt.opened(); // a no-op if a newer attempt exists: no generation check of our own
     }
 
     @Override
@@ -92,14 +94,12 @@ public final class PlainWebSocketReconnectExample implements AutoCloseable {
 
     @Override
     public void onClose(int code, String reason, boolean remote) {
-      if (this != current) {
-        return; // a late callback from an older socket
-      }
       if (closing) {
         manager.stop(); // we asked for this close: do not retry
       } else {
-        // Java-WebSocket reports -1 when the connection could never be made.
-        manager.closed(code < 1000 ? CloseCodes.ABNORMAL : code, reason);
+        // Java-WebSocket reports -1 when the connection could never be made. A late close from
+        // an older socket is ignored by its attempt.
+        attempt.closed(code < 1000 ? CloseCodes.ABNORMAL : code, reason);
       }
     }
 

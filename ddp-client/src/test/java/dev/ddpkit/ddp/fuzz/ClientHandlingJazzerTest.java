@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * close of an earlier socket, {@code !t<ms>} time passes, {@code !m}/{@code !n}/{@code !w} a
  * call (plain, no-retry, wait), {@code !s} subscribe, {@code !u} stop a subscription, {@code !h} a
  * health check, {@code !a} network available, {@code !x<frame>} a frame on an earlier socket.
+ * Each input runs twice: with the tolerant default and in strict mode.
  *
  * <p>Without {@code JAZZER_FUZZ} (the CI build) it runs once per committed input under {@code
  * src/test/resources/dev/ddpkit/ddp/fuzz/ClientHandlingJazzerTestInputs/<method>/}; {@code
@@ -43,7 +44,12 @@ class ClientHandlingJazzerTest {
   void serverFramesNeverBreakTheClient(byte[] input) {
     List<String> steps = new String(input, StandardCharsets.UTF_8).lines()
         .limit(MAX_STEPS).toList();
-    StormClient c = new StormClient("jazzer-client", Runnable::run);
+    run(steps, /* strict= */ false);
+    run(steps, /* strict= */ true);
+  }
+
+  private static void run(List<String> steps, boolean strict) {
+    StormClient c = new StormClient("jazzer-client", Runnable::run, strict);
     try {
       c.setUp();
       int i = 0;

@@ -29,11 +29,17 @@ class DecodingJazzerTest {
   private static final DdpMessages PARSER = new DdpMessages();
   private static final ObjectMapper MAPPER = new ObjectMapper();
 
-  /** Any text is a DDP message or a protocol error that does not quote the frame. */
+  /**
+   * Any text is a DDP message or a protocol error that does not quote the frame; the tolerant
+   * {@link DdpMessages#read} never throws, agrees with {@link DdpMessages#parse} where it parses,
+   * and otherwise reads a deviation or drops the frame for the same reason.
+   */
   @FuzzTest(maxDuration = "10m")
   @Timeout(value = 10, unit = SECONDS)
   void framesParseOrFailWithAProtocolError(byte[] input) {
     String frame = new String(input, StandardCharsets.UTF_8);
+    DdpMessage tolerant = PARSER.read(frame); // never throws
+    assertThat(tolerant).isNotNull();
     DdpMessage m;
     try {
       m = PARSER.parse(frame);
@@ -42,10 +48,16 @@ class DecodingJazzerTest {
       if (frame.length() > 40) {
         assertThat(e.getMessage()).as("protocol error text").doesNotContain(frame);
       }
+      // What the strict parser refuses, the tolerant reader drops or reads as a deviation.
+      assertThat(tolerant).isInstanceOfAny(DdpMessage.Invalid.class, DdpMessage.Deviation.class);
+      if (tolerant instanceof DdpMessage.Invalid bad) {
+        assertThat(bad.problem()).isEqualTo(e.getMessage());
+      }
       return;
     }
     assertThat(m).isNotNull();
     assertThat(m.toString()).isNotNull();
+    assertThat(tolerant).as("what parses strictly reads the same tolerantly").isEqualTo(m);
   }
 
   /**

@@ -54,6 +54,11 @@ final class StormClient implements AutoCloseable {
    * its own thread named {@code name} if {@code executor} is null.
    */
   StormClient(String name, Executor executor) {
+    this(name, executor, /* strict= */ false);
+  }
+
+  /** As {@link #StormClient(String, Executor)}, reading frames strictly if {@code strict}. */
+  StormClient(String name, Executor executor, boolean strict) {
     ReconnectionManager manager =
         ReconnectionManager.builder()
             .backoff(Backoff.fixed(Duration.ofSeconds(1)))
@@ -67,7 +72,8 @@ final class StormClient implements AutoCloseable {
             .reconnection(manager)
             .scheduler(time)
             .transportFactory(net)
-            .maxFrameBytes(256 * 1024);
+            .maxFrameBytes(256 * 1024)
+            .strictProtocol(strict);
     if (executor != null) {
       b.executor(executor);
     }

@@ -97,4 +97,38 @@ class DdpMessagesTest {
         .message()
         .doesNotContain("hunter2");
   }
+
+  private DdpMessage read(String singleQuoted) {
+    return parser.read(singleQuoted.replace('\'', '"'));
+  }
+
+  @Test
+  void readingTolerantlyTakesTheWellKnownDeviationsForWhatTheyMean() {
+    assertThat(read("{'msg':'updated','id':'7'}"))
+        .isEqualTo(new DdpMessage.Deviation(new DdpMessage.Updated(List.of("7")),
+            "'updated' with 'id' instead of 'methods'"));
+    DdpMessage.Deviation d =
+        (DdpMessage.Deviation) read("{'id':'3','error':{'error':500,'reason':'boom'}}");
+    assertThat(d.problem()).isEqualTo("a method error without 'msg'");
+    DdpMessage.Result r = (DdpMessage.Result) d.meaning();
+    assertThat(r.id()).isEqualTo("3");
+    assertThat(r.error().error()).isEqualTo("500");
+    assertThat(r.error().reason()).isEqualTo("boom");
+    DdpMessage.Result named =
+        (DdpMessage.Result) ((DdpMessage.Deviation) read("{'id':'4','error':'nope'}")).meaning();
+    assertThat(named.error().error()).isEqualTo("nope");
+  }
+
+  @Test
+  void readingTolerantlyNeverThrowsAndAgreesWithTheStrictParserWhereItParses() throws Exception {
+    assertThat(read("not json")).isInstanceOf(DdpMessage.Invalid.class);
+    assertThat(read("{'no':'msg'}"))
+        .isEqualTo(new DdpMessage.Invalid("frame has no 'msg' field"));
+    assertThat(read("{'id':1,'error':{}}")).isInstanceOf(DdpMessage.Invalid.class);
+    assertThat(read("{'msg':'updated'}")).isInstanceOf(DdpMessage.Invalid.class);
+    assertThat(read("{'msg':'error','id':'1','error':{'error':1}}"))
+        .isEqualTo(parse("{'msg':'error','id':'1','error':{'error':1}}"));
+    assertThat(read("{'msg':'updated','methods':['1'],'id':'2'}"))
+        .isEqualTo(new DdpMessage.Updated(List.of("1")));
+  }
 }

@@ -1,6 +1,7 @@
 package dev.ddpkit.reconnect.cli;
 
 import java.util.Arrays;
+import java.util.Optional;
 
 /**
  * Reads a command line of {@code --name value} options, one option at a time, so that every
@@ -94,6 +95,25 @@ public final class CommandLine {
     }
     inlineValue = null;
     return v;
+  }
+
+  /**
+   * The current option's value if one is given, for an option that also works alone as a flag:
+   * the inline value ({@code --hints=off}), or the next argument if it is one of {@code words}
+   * ({@code --hints off}); otherwise nothing is consumed and the result is empty ({@code --hints
+   * --json}).
+   */
+  public Optional<String> optionalValue(String... words) {
+    current(); // fails if next() was not called
+    if (inlineValue != null) {
+      String v = inlineValue;
+      inlineValue = null;
+      return Optional.of(v);
+    }
+    if (position < args.length && Arrays.asList(words).contains(args[position])) {
+      return Optional.of(args[position++]);
+    }
+    return Optional.empty();
   }
 
   /** The current option's value as a whole number; fails with "--name must be a number: v". */

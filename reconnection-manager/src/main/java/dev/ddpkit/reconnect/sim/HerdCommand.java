@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The {@code herd} command: runs the herd simulation for one or more policies and prints the
@@ -22,19 +23,25 @@ public final class HerdCommand {
   public static final String USAGE =
       String.join(
           "\n",
-          "usage: herd [--clients N] [--capacity N] [--downtime-ms N] [--policy P,P,...] [--hints]",
-          "            [--json] [--svg FILE] [--seed N] [--bucket-ms N] [--horizon-ms N]",
-          "            [--burst N] [--latency-ms N]",
+          "usage: herd [--clients N] [--capacity N] [--downtime-ms N] [--policy P,P,...]",
+          "            [--hints [on|off|both]] [--planned] [--sweep] [--json] [--svg FILE]",
+          "            [--seed N] [--bucket-ms N] [--horizon-ms N] [--burst N] [--latency-ms N]",
+          "       herd --real ...   the same scenario on real sockets (same --hints, --planned)",
           "  --clients N       clients dropped at t=0 (default 10000)",
           "  --capacity N      connections the server admits per second once up (default 500)",
           "  --downtime-ms N   how long the server refuses every dial (default 5000)",
           "  --policy LIST     comma-separated, of: " + HerdPolicy.names(),
           "                    (default fixed,rfc,full-jitter)",
-          "  --hints           1013 closes carry retry-after=<ms>, spreading the backlog at C/s",
+          HerdFlags.HINTS_USAGE,
+          HerdFlags.PLANNED_USAGE,
+          "  --sweep           run the presets over a grid of base and cap instead of --policy,",
+          "                    print the Pareto front (time to all back, peak/C, dials/client)",
+          "                    and the RFC curve's place; --svg draws the front",
           "  --json            one JSON object per policy per line instead of the table",
           "  --timing          with --json: add elapsedMs, cpuMs and threadCpuMs (this machine's",
           "                    run time, which the seed does not fix; the text always shows it)",
-          "  --svg FILE        also write an SVG chart of the arrivals to FILE",
+          "  --svg FILE        also write an SVG chart of the arrivals to FILE (with --hints both:",
+          "                    FILE-hints-off.svg and FILE-hints-on.svg)",
           "  --seed N          master random seed (default 42); same seed, same figures",
           "  --bucket-ms N     histogram bucket width (default 1000)",
           "  --horizon-ms N    stop a run that has not got everyone back by then (default 3600000)",
@@ -75,11 +82,28 @@ public final class HerdCommand {
       out.println(USAGE);
       return 0;
     }
+    int status = 0;
+    for (boolean hints : options.hintModes) {
+      HerdConfig config = options.config.toBuilder().hints(hints).build();
+      Path svg = svgFile(options, hints);
+      int s =
+          options.sweep
+              ? sweep(config, options, svg, out, err)
+              : policies(config, options, svg, out, err, cpu);
+      status = Math.max(status, s);
+    }
+    out.flush();
+    return status;
+  }
+
+  private static int policies(
+      HerdConfig config, Options options, Path svg, PrintStream out, PrintStream err,
+      CpuClock cpu) {
     List<HerdResult> results = new ArrayList<>();
     List<HerdTiming> timings = new ArrayList<>();
     for (HerdPolicy p : options.policies) {
       HerdTiming.Stopwatch stopwatch = HerdTiming.start(cpu);
-      results.add(HerdSimulation.run(options.config.withPolicy(p)));
+      results.add(HerdSimulation.run(config.withPolicy(p)));
       timings.add(stopwatch.stop());
     }
     if (options.json) {
@@ -92,19 +116,44 @@ public final class HerdCommand {
     } else {
       out.print(HerdReport.text(results, timings));
     }
-    if (options.svg != null) {
-      try {
-        Files.writeString(options.svg, HerdReport.svg(results), StandardCharsets.UTF_8);
-      } catch (IOException | RuntimeException e) {
-        err.println("herd: cannot write " + options.svg + ": " + e);
-        return 1;
+    return svg == null ? 0 : write(svg, () -> HerdReport.svg(results), options, out, err);
+  }
+
+  private static int sweep(
+      HerdConfig config, Options options, Path svg, PrintStream out, PrintStream err) {
+    HerdSweep.Result r = HerdSweep.run(config);
+    if (options.json) {
+      for (HerdSweep.Point p : r.points()) {
+        out.println(HerdSweepReport.json(p, r.front().contains(p)));
       }
-      if (!options.json) {
-        out.println("SVG written to " + options.svg);
-      }
+    } else {
+      out.print(HerdSweepReport.text(r));
     }
-    out.flush();
+    return svg == null ? 0 : write(svg, () -> HerdSweepReport.svg(r), options, out, err);
+  }
+
+  private static int write(
+      Path file, Supplier<String> svg, Options options, PrintStream out, PrintStream err) {
+    try {
+      Files.writeString(file, svg.get(), StandardCharsets.UTF_8);
+    } catch (IOException | RuntimeException e) {
+      err.println("herd: cannot write " + file + ": " + e);
+      return 1;
+    }
+    if (!options.json) {
+      out.println("SVG written to " + file);
+    }
     return 0;
+  }
+
+  /** The SVG file of one hint setting: the file given, or FILE-hints-on.svg when both run. */
+  private static Path svgFile(Options options, boolean hints) {
+    if (options.svg == null || options.hintModes.size() == 1) {
+      return options.svg;
+    }
+    String name = options.svg.getFileName().toString();
+    String stem = name.endsWith(".svg") ? name.substring(0, name.length() - 4) : name;
+    return options.svg.resolveSibling(stem + (hints ? "-hints-on.svg" : "-hints-off.svg"));
   }
 
   /** The parsed command line. */
@@ -112,6 +161,8 @@ public final class HerdCommand {
     HerdConfig config;
     List<HerdPolicy> policies =
         List.of(HerdPolicy.FIXED, HerdPolicy.RFC, HerdPolicy.FULL_JITTER);
+    List<Boolean> hintModes = List.of(false);
+    boolean sweep;
     boolean json;
     boolean timing;
     boolean help;
@@ -124,7 +175,9 @@ public final class HerdCommand {
       while (c.hasNext()) {
         switch (c.next()) {
           case "--help", "-h" -> o.help = true;
-          case "--hints" -> b.hints(c.flag());
+          case "--hints" -> o.hintModes = HerdFlags.hints(c);
+          case "--planned" -> b.planned(HerdFlags.planned(c));
+          case "--sweep" -> o.sweep = c.flag();
           case "--json" -> o.json = c.flag();
           case "--timing" -> o.timing = c.flag();
           case "--clients" -> b.clients(c.intValue(1, Integer.MAX_VALUE));

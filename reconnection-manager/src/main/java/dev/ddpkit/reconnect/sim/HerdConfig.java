@@ -17,7 +17,11 @@ import java.util.Objects;
  * @param latency the round trip of one dial: the server sees it and the client learns the verdict
  *     this long after the dial
  * @param policy the backoff every client uses
- * @param hints whether a 1013 carries {@code retry-after=<ms>} that spreads the backlog
+ * @param hints whether a 1013 carries {@code retry-after=<ms>}: the next free admission slot, which
+ *     the server reserves for the client
+ * @param planned whether the drop is a planned restart: every connection is closed with 1012 and
+ *     its own appointment, the downtime plus its place in the queue at C/s (else the connections
+ *     are cut, 1006, with no word)
  * @param seed the master seed; each client gets its own stream split from it
  * @param bucket the width of one histogram bucket, a whole number of milliseconds
  * @param horizon the virtual time after the drop at which the run stops even if clients are still
@@ -31,6 +35,7 @@ public record HerdConfig(
     Duration latency,
     HerdPolicy policy,
     boolean hints,
+    boolean planned,
     long seed,
     Duration bucket,
     Duration horizon) {
@@ -67,6 +72,7 @@ public record HerdConfig(
     b.latency = latency;
     b.policy = policy;
     b.hints = hints;
+    b.planned = planned;
     b.seed = seed;
     b.bucket = bucket;
     b.horizon = horizon;
@@ -117,6 +123,7 @@ public record HerdConfig(
     private Duration latency = Duration.ofMillis(1);
     private HerdPolicy policy = HerdPolicy.FULL_JITTER;
     private boolean hints;
+    private boolean planned;
     private long seed = 42;
     private Duration bucket = Duration.ofSeconds(1);
     private Duration horizon = Duration.ofHours(1);
@@ -170,6 +177,15 @@ public record HerdConfig(
       return this;
     }
 
+    /**
+     * Sets whether the drop is a planned restart, every connection closed with 1012 and its own
+     * appointment (default false: cut with 1006).
+     */
+    public Builder planned(boolean planned) {
+      this.planned = planned;
+      return this;
+    }
+
     /** Sets the master seed (default 42). */
     public Builder seed(long seed) {
       this.seed = seed;
@@ -198,7 +214,7 @@ public record HerdConfig(
     public HerdConfig build() {
       return new HerdConfig(
           clients, capacity, burst == 0 ? capacity : burst, downtime, latency, policy, hints,
-          seed, bucket, horizon);
+          planned, seed, bucket, horizon);
     }
   }
 }

@@ -179,6 +179,10 @@ public final class HerdReport {
     field(sb, "limitMs", r.limitMs());
     field(sb, "peakPerSecondDown", r.peakPerSecondDown());
     field(sb, "hints", c.hints());
+    if (c.planned()) {
+      // Only when set, so that the figures of a drop stay byte-identical to before the mode.
+      field(sb, "planned", true);
+    }
     field(sb, "seed", c.seed());
     field(sb, "burst", c.burst());
     field(sb, "latencyMs", c.latency().toMillis());
@@ -247,10 +251,17 @@ public final class HerdReport {
   static String scenarioLine(HerdConfig c) {
     return String.format(
         Locale.ROOT,
-        "Herd: %d clients dropped at t=0; server down %s, then admits %d/s (token bucket, burst %d,"
+        "Herd: %d clients %s at t=0; server down %s, then admits %d/s (token bucket, burst %d,"
             + " empty when it comes back), 1013 beyond that; hints %s; seed %d.",
-        c.clients(), seconds(c.downtime().toMillis()), c.capacity(), c.burst(),
+        c.clients(), dropWords(c), seconds(c.downtime().toMillis()), c.capacity(), c.burst(),
         c.hints() ? "on" : "off", c.seed());
+  }
+
+  /** How the clients lost their connections. */
+  static String dropWords(HerdConfig c) {
+    return c.planned()
+        ? "closed for a planned restart (1012, each told D + its place at C/s)"
+        : "dropped";
   }
 
   /** The earliest time {@code percent} % of the clients can be back. */

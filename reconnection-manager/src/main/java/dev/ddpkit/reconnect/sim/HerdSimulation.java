@@ -1,5 +1,7 @@
 package dev.ddpkit.reconnect.sim;
 
+import dev.ddpkit.reconnect.Attempt;
+import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
@@ -9,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import org.slf4j.Logger;
@@ -23,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * the master seed, and the virtual scheduler runs ties in the order they were scheduled, so a run
  * is a pure function of its configuration. No thread is created and nothing sleeps.
  *
- * <p>A dial reaches the server {@code latency} after the manager asks for it, and the client learns
- * the verdict at that same instant: {@code opened()} if admitted, {@code closed(1006, "")} while
- * the server is down, {@code closed(1013, reason)} over capacity. Admitted clients stay connected.
+ * <p>A dial reaches the server {@code latency} after the manager asks for it, and the client reports
+ * the verdict on its attempt at that same instant: {@code opened()} if admitted, {@code
+ * closed(1006, "")} while the server is down, {@code closed(1013, reason)} over capacity. Admitted clients stay connected.
  * The run stops when every client is back or at the horizon, whichever comes first.
  */
 public final class HerdSimulation {
@@ -40,6 +43,8 @@ public final class HerdSimulation {
   private final VirtualScheduler clock = new VirtualScheduler();
   private final ModelServer server;
   private final ReconnectionManager[] managers;
+  /** Each client's latest attempt: one dial in flight at a time, so the one to report on. */
+  private final Attempt[] attempts;
   private final ArrivalQueue inFlight = new ArrivalQueue();
   private final Runnable pump = this::pump;
   private boolean pumpScheduled;
@@ -52,19 +57,19 @@ public final class HerdSimulation {
   private long dials;
   private int back;
 
-  private HerdSimulation(HerdConfig config) {
+  private HerdSimulation(HerdConfig config, Backoff backoff) {
     this.config = config;
     this.server =
         new ModelServer(
             config.downtime().toNanos(), config.capacity(), config.burst(), config.hints());
     int n = config.clients();
     this.managers = new ReconnectionManager[n];
+    this.attempts = new Attempt[n];
     this.backAt = new long[n];
     SplittableRandom master = new SplittableRandom(config.seed());
     // Both are immutable: one shared instance keeps their tables hot in the cache, where 100,000
     // copies would each be a cache miss on every close.
     ClosePolicy closePolicy = ClosePolicy.ddp();
-    var backoff = config.policy().backoff();
     for (int i = 0; i < n; i++) {
       SplittableRandom random = master.split();
       managers[i] =
@@ -84,7 +89,15 @@ public final class HerdSimulation {
     if (LoggerFactory.getLogger(ReconnectionManager.class).isDebugEnabled()) {
       log.warn("debug logging is on for {}: a herd run will be slow", ReconnectionManager.class);
     }
-    return new HerdSimulation(config).execute();
+    return new HerdSimulation(config, config.policy().backoff()).execute();
+  }
+
+  /**
+   * Runs one scenario with every client on {@code backoff} instead of the policy's preset (the
+   * result still names the config's policy): for a sweep over curves.
+   */
+  static HerdResult run(HerdConfig config, Backoff backoff) {
+    return new HerdSimulation(config, Objects.requireNonNull(backoff, "backoff")).execute();
   }
 
   /** Runs the same scenario once per policy, in the given order. */
@@ -99,13 +112,20 @@ public final class HerdSimulation {
   private HerdResult execute() {
     for (int i = 0; i < managers.length; i++) {
       int client = i;
-      managers[i].start(attempt -> dial(client));
+      managers[i].start(attempt -> dial(client, attempt));
     }
     clock.advance(WARM_UP);
     dropped = true;
     dropAt = clock.read();
-    for (ReconnectionManager m : managers) {
-      m.closed(CloseCodes.ABNORMAL, "");
+    for (int i = 0; i < attempts.length; i++) {
+      if (config.planned()) {
+        // A planned restart: each connection is told when its place in the queue comes up.
+        attempts[i].closed(
+            CloseCodes.SERVICE_RESTART,
+            server.restartAppointment(i + 1).closeReason("service restart"));
+      } else {
+        attempts[i].closed(CloseCodes.ABNORMAL, "");
+      }
     }
     long end = dropAt + config.horizon().toNanos();
     while (back < managers.length && clock.read() < end && clock.pendingTasks() > 0) {
@@ -125,7 +145,8 @@ public final class HerdSimulation {
    * wait in a FIFO and one scheduler task (the pump) delivers all that are due: this halves the
    * work of the scheduler's heap, which dominates a large run.
    */
-  private void dial(int client) {
+  private void dial(int client, Attempt attempt) {
+    attempts[client] = attempt;
     if (dropped) {
       dials++;
     }
@@ -149,26 +170,26 @@ public final class HerdSimulation {
   }
 
   private void arrive(int client) {
-    ReconnectionManager m = managers[client];
+    Attempt a = attempts[client];
     if (!dropped) {
-      m.opened();
+      a.opened();
       return;
     }
     long now = clock.read() - dropAt;
     int ms = (int) (now / MS);
     if (server.down(now)) {
       refusedPerMs.add(ms);
-      m.closed(CloseCodes.ABNORMAL, "");
+      a.closed(CloseCodes.ABNORMAL, "");
       return;
     }
     Admission.Verdict verdict = server.admit(now);
     if (verdict.admitted()) {
       acceptedPerMs.add(ms);
       backAt[back++] = now;
-      m.opened();
+      a.opened();
     } else {
       rejectedPerMs.add(ms);
-      m.closed(
+      a.closed(
           CloseCodes.TRY_AGAIN_LATER,
           config.hints() ? verdict.closeReason("overloaded") : "overloaded");
     }

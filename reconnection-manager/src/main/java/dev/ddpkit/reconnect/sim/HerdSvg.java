@@ -89,8 +89,9 @@ final class HerdSvg {
             labels.title(), c.clients(), trimSeconds(c.downtime().toMillis()), c.capacity()));
     text(LEFT, 52, 13, "start", MUTED, "",
         String.format(Locale.ROOT,
-            "All connected clients dropped at t = 0. Beyond capacity the server closes with 1013"
+            "All connected clients %s at t = 0. Beyond capacity the server closes with 1013"
                 + " (%s);",
+            HerdReport.dropWords(c),
             labels.admission() != null
                 ? labels.admission()
                 : String.format(Locale.ROOT, "token bucket, burst %,d, empty at restart", c.burst())));

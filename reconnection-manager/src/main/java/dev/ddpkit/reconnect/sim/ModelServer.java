@@ -49,10 +49,10 @@ final class ModelServer {
   }
 
   /**
-   * The appointment, in milliseconds after the drop, of the connection in place {@code place}
+   * The appointment (its time in milliseconds after the drop) of the connection in place {@code place}
    * (1, 2, ...) closed for a planned restart: the downtime plus its place in the queue at C/s.
    */
-  long restartAppointmentMillis(int place) {
-    return admission.restartAppointment(Duration.ofNanos(downNanos), place).retryAfterMillis();
+  Admission.Verdict restartAppointment(int place) {
+    return admission.restartAppointment(Duration.ofNanos(downNanos), place);
   }
 }

@@ -12,5 +12,12 @@
  * physical limit every report prints beside the figures. {@link
  * dev.ddpkit.reconnect.sim.HerdReport} renders results as text, JSON and SVG; {@link
  * dev.ddpkit.reconnect.sim.HerdCommand} is the {@code herd} command line.
+ *
+ * <p>A planned restart ({@code --planned}) closes every connection with 1012 and its own
+ * appointment instead of cutting it. {@link dev.ddpkit.reconnect.sim.HerdSweep} ({@code --sweep})
+ * runs the presets over a grid of base and cap and keeps the Pareto front of time to all back,
+ * peak arrivals per C and dials per client. {@link dev.ddpkit.reconnect.sim.HerdFlags} parses the
+ * words {@code herd} and {@code herd --real} share ({@code --hints [on|off|both]}, {@code
+ * --planned}), so that they mean the same in both.
  */
 package dev.ddpkit.reconnect.sim;

@@ -112,4 +112,19 @@ class CommandLineTest {
     assertThatThrownBy(() -> CommandLine.of((String[]) null))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void anOptionalValueIsTakenOnlyWhenItIsOneOfTheWordsOrInline() {
+    CommandLine c = CommandLine.withInlineValues("--hints", "off", "--hints", "--json", "--hints=x");
+    c.next();
+    assertThat(c.optionalValue("on", "off")).hasValue("off");
+    c.next();
+    assertThat(c.optionalValue("on", "off")).isEmpty();
+    assertThat(c.next()).isEqualTo("--json");
+    c.next();
+    assertThat(c.optionalValue("on", "off")).hasValue("x"); // inline: the caller validates it
+    assertThat(c.hasNext()).isFalse();
+    assertThatThrownBy(() -> CommandLine.of("--a").optionalValue("on"))
+        .isInstanceOf(IllegalStateException.class);
+  }
 }

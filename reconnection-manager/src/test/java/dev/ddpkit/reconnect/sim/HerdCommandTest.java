@@ -224,4 +224,65 @@ class HerdCommandTest {
         List.of("elapsedMs", "cpuMs", "threadCpuMs"));
     assertThat(t).isEqualTo(p);
   }
+
+  private static final String[] TINY = {
+    "--clients", "300", "--capacity", "100", "--downtime-ms", "1000", "--policy", "rfc"
+  };
+
+  private static String[] tiny(String... more) {
+    String[] all = java.util.Arrays.copyOf(TINY, TINY.length + more.length);
+    System.arraycopy(more, 0, all, TINY.length, more.length);
+    return all;
+  }
+
+  @Test
+  void plannedIsInTheJsonOnlyWhenSetSoThatADropPrintsAsBefore() throws Exception {
+    ObjectMapper mapper = new ObjectMapper();
+    JsonNode planned = mapper.readTree(herd(tiny("--planned", "--json")).out());
+    JsonNode dropped = mapper.readTree(herd(tiny("--json")).out());
+
+    assertThat(planned.get("planned").asBoolean()).isTrue();
+    assertThat(dropped.has("planned")).isFalse();
+    // Every client is told its own slot, so each dials once, after the downtime.
+    assertThat(planned.get("dials").asLong()).isEqualTo(300);
+    assertThat(planned.get("refused").asLong()).isZero();
+  }
+
+  @Test
+  void hintsBothRunsWithoutThenWithHintsAndWritesAnSvgForEach(@TempDir Path dir) {
+    Path svg = dir.resolve("herd.svg");
+    Run run = herd(tiny("--hints", "both", "--svg", svg.toString()));
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("hints off; seed 42").contains("hints on; seed 42");
+    assertThat(run.out().indexOf("hints off;")).isLessThan(run.out().indexOf("hints on;"));
+    assertThat(dir.resolve("herd-hints-off.svg")).exists();
+    assertThat(dir.resolve("herd-hints-on.svg")).exists();
+    assertThat(svg).doesNotExist();
+  }
+
+  @Test
+  void hintsAloneAndHintsOnAreTheSame() {
+    assertThat(herd(tiny("--hints", "--json")).out())
+        .isEqualTo(herd(tiny("--hints", "on", "--json")).out());
+    assertThat(herd(tiny("--hints=off", "--json")).out()).isEqualTo(herd(tiny("--json")).out());
+  }
+
+  @Test
+  void sweepPrintsTheFrontAndTheRfcCurvesPlace() throws Exception {
+    Run run = herd(tiny("--sweep"));
+
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("Pareto front:", "RFC curve", "rfc 1 s/60 s");
+    List<String> json = herd(tiny("--sweep", "--json")).out().lines().toList();
+    assertThat(json).hasSize(HerdSweep.curves().size());
+    ObjectMapper mapper = new ObjectMapper();
+    long onFront = 0;
+    for (String line : json) {
+      JsonNode n = mapper.readTree(line);
+      assertThat(n.get("curve").asText()).isNotBlank();
+      onFront += n.get("front").asBoolean() ? 1 : 0;
+    }
+    assertThat(onFront).isPositive();
+  }
 }

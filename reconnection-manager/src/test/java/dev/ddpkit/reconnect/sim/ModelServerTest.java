@@ -71,7 +71,8 @@ class ModelServerTest {
   void aPlannedRestartGivesEachConnectionTheDowntimePlusItsPlaceAtC() {
     ModelServer server = new ModelServer(5_000 * MS, 500, 500, /* hints= */ false);
 
-    assertThat(server.restartAppointmentMillis(1)).isEqualTo(5_002);
-    assertThat(server.restartAppointmentMillis(10_000)).isEqualTo(25_000);
+    assertThat(server.restartAppointment(1).retryAfterMillis()).isEqualTo(5_002);
+    assertThat(server.restartAppointment(10_000).closeReason("service restart"))
+        .isEqualTo("service restart; retry-after=25000");
   }
 }

@@ -1,0 +1,149 @@
+package dev.ddpkit.chat;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The call budgets a {@link ChatClient} keeps to, so that a reconnect does not trip the server's
+ * rate limits in the first place. {@link #rocketChatDefaults()} are a real Rocket.Chat server's
+ * defaults: {@code login} 5 calls per 10 s per connection, any one method 10 per 10 s per
+ * connection, {@code stream-*} subscriptions 40 per 10 s per connection, {@code sendMessage} 5 per
+ * second per user. A server with other limits is one {@code with*} call away. Immutable.
+ *
+ * <p>Each budget is a sliding window: a call goes out only if fewer than {@code calls} went out in
+ * the last {@code window} plus {@link #margin()} (which absorbs network jitter between the client's
+ * count and the server's). When a budget is spent the work waits, in order; see {@link
+ * ChatClient#focus(String)}.
+ */
+public final class ChatLimits {
+  private static final Limit LOGIN = new Limit(5, Duration.ofSeconds(10));
+  private static final Limit PER_METHOD = new Limit(10, Duration.ofSeconds(10));
+  private static final Limit STREAMS = new Limit(40, Duration.ofSeconds(10));
+  private static final Limit SEND_MESSAGE = new Limit(5, Duration.ofSeconds(1));
+  private static final Duration MARGIN = Duration.ofMillis(250);
+  private static final ChatLimits DEFAULTS =
+      new ChatLimits(LOGIN, PER_METHOD, STREAMS, Map.of("sendMessage", SEND_MESSAGE), MARGIN);
+  private static final ChatLimits NONE = new ChatLimits(null, null, null, Map.of(), Duration.ZERO);
+
+  /**
+   * At most {@code calls} calls per {@code window}.
+   *
+   * @param calls calls allowed in one window, at least 1
+   * @param window the window, at least 1 ms
+   */
+  public record Limit(int calls, Duration window) {
+    /** Validates both values. */
+    public Limit {
+      if (calls < 1) {
+        throw new IllegalArgumentException("calls must be >= 1: " + calls);
+      }
+      if (window == null || window.toMillis() < 1) {
+        throw new IllegalArgumentException("window must be >= 1 ms: " + window);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return calls + "/" + window.toMillis() + "ms";
+    }
+  }
+
+  private final Limit login;
+  private final Limit perMethod;
+  private final Limit streams;
+  private final Map<String, Limit> methods;
+  private final Duration margin;
+
+  private ChatLimits(
+      Limit login, Limit perMethod, Limit streams, Map<String, Limit> methods, Duration margin) {
+    this.login = login;
+    this.perMethod = perMethod;
+    this.streams = streams;
+    this.methods = Map.copyOf(methods);
+    this.margin = margin;
+  }
+
+  /** Rocket.Chat's default DDP rate limits (the client's default). */
+  public static ChatLimits rocketChatDefaults() {
+    return DEFAULTS;
+  }
+
+  /** No budget at all: every call goes out at once (for servers without limits). */
+  public static ChatLimits none() {
+    return NONE;
+  }
+
+  /** {@code login} calls per connection; null for no limit. */
+  public ChatLimits withLogin(Limit limit) {
+    return new ChatLimits(limit, perMethod, streams, methods, margin);
+  }
+
+  /** Calls of any one method per connection (unless set per method); null for no limit. */
+  public ChatLimits withPerMethod(Limit limit) {
+    return new ChatLimits(login, limit, streams, methods, margin);
+  }
+
+  /** {@code stream-*} subscriptions per connection; null for no limit. */
+  public ChatLimits withStreams(Limit limit) {
+    return new ChatLimits(login, perMethod, limit, methods, margin);
+  }
+
+  /**
+   * One method's own limit, instead of the per-method one ({@code sendMessage} has 5 per second by
+   * default); null to fall back to the per-method limit.
+   */
+  public ChatLimits withMethod(String method, Limit limit) {
+    Objects.requireNonNull(method, "method");
+    if (method.isBlank() || method.equals("login")) {
+      throw new IllegalArgumentException("method must be a method name other than login: " + method);
+    }
+    Map<String, Limit> m = new LinkedHashMap<>(methods);
+    if (limit == null) {
+      m.remove(method);
+    } else {
+      m.put(method, limit);
+    }
+    return new ChatLimits(login, perMethod, streams, m, margin);
+  }
+
+  /** Extra time added to every window (default 250 ms), for network jitter. */
+  public ChatLimits withMargin(Duration margin) {
+    if (margin == null || margin.isNegative()) {
+      throw new IllegalArgumentException("margin must not be negative: " + margin);
+    }
+    return new ChatLimits(login, perMethod, streams, methods, margin);
+  }
+
+  /** Returns the {@code login} limit, if any. */
+  public Optional<Limit> login() {
+    return Optional.ofNullable(login);
+  }
+
+  /** Returns the {@code stream-*} subscription limit, if any. */
+  public Optional<Limit> streams() {
+    return Optional.ofNullable(streams);
+  }
+
+  /** Returns the limit that applies to {@code method} (its own, else the per-method one). */
+  public Optional<Limit> method(String method) {
+    if (method.equals("login")) {
+      return login();
+    }
+    Limit own = methods.get(method);
+    return Optional.ofNullable(own != null ? own : perMethod);
+  }
+
+  /** Returns the margin added to every window. */
+  public Duration margin() {
+    return margin;
+  }
+
+  @Override
+  public String toString() {
+    return "ChatLimits{login=" + login + ", perMethod=" + perMethod + ", streams=" + streams
+        + ", methods=" + methods + ", margin=" + margin.toMillis() + "ms}";
+  }
+}

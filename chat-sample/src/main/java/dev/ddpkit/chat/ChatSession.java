@@ -1,0 +1,302 @@
+package dev.ddpkit.chat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.ddp.CallOptions;
+import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.DdpStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The state of one {@link ChatClient}, all of it on its DDP client's loop: every callback, timer
+ * and public call lands here, one at a time, so nothing here takes a lock. It wires the jobs
+ * together: {@link LoginFlow} (login and sign-out), {@link Streams} (one stream per room), {@link
+ * CatchUps} (history and missed messages), {@link Sender} (the outbox) and {@link StatusLine}, all
+ * paced by one {@link Pacer}.
+ */
+final class ChatSession {
+  private static final Logger log = LoggerFactory.getLogger(ChatSession.class);
+  private static final int MAX_SEEN_IDS = 10_000;
+  private static final int MAX_HELD = 10_000;
+
+  final Settings settings;
+  final DdpClient ddp;
+  final Pacer pacer;
+  final Map<String, Room> rooms = new LinkedHashMap<>();
+  final LoginFlow login;
+  final Streams streams;
+  final CatchUps catchUps;
+  final Sender sender;
+  final StatusLine status;
+  final CompletableFuture<Void> firstLogin = new CompletableFuture<>();
+  private final ChatListener listener;
+  private final List<CompletableFuture<Void>> flushWaiters = new ArrayList<>();
+  private final List<String> roomOrder;
+  private String focus;
+  boolean connected;
+  boolean loggedIn;
+  /** Signed out or stopped: nothing more happens. Written on the loop, read anywhere. */
+  volatile boolean closed;
+  long logins;
+  long resends;
+  long malformed;
+  long catchUpCount;
+
+  ChatSession(Settings settings, DdpClient ddp, ChatListener listener, Consumer<View> publish) {
+    this.settings = settings;
+    this.ddp = ddp;
+    this.listener = listener;
+    this.roomOrder = settings.rooms();
+    for (String rid : settings.rooms()) {
+      rooms.put(rid, new Room(rid, MAX_SEEN_IDS, MAX_HELD));
+    }
+    this.pacer =
+        new Pacer(settings.limits(), settings.clock(), ddp::schedule, settings.random()::nextDouble,
+            this::compareRooms);
+    this.login = new LoginFlow(this);
+    this.streams = new Streams(this);
+    this.catchUps = new CatchUps(this);
+    this.sender = new Sender(this);
+    this.status = new StatusLine(this, listener, publish);
+  }
+
+  /** The client started: it is connecting. */
+  void start() {
+    status.refresh();
+  }
+
+  // ---- the connection ----
+
+  void onDdpStatus(DdpStatus s) {
+    status.ddpStatus(s);
+    if (closed) {
+      return;
+    }
+    if (s.state() == DdpStatus.State.FAILED) {
+      stop(s.reason());
+      return;
+    }
+    if (s.connected() && !connected) {
+      connected = true;
+      login.onConnected();
+    } else if (!s.connected()) {
+      connectionLost();
+    }
+    status.refresh();
+  }
+
+  /**
+   * The connection is gone: shut the gate and drop what belonged to it. Told by the status, or
+   * earlier by a call that failed with the connection (the DDP client fails those before it says
+   * the connection is lost, and nothing may be re-sent before the next login).
+   */
+  void connectionLost() {
+    if (!connected) {
+      return;
+    }
+    connected = false;
+    loggedIn = false;
+    pacer.open(false);
+    login.onConnectionLost();
+    streams.onConnectionLost();
+    catchUps.onConnectionLost();
+    status.refresh();
+  }
+
+  /** A login went through: everything held behind it may go. */
+  void onLoggedIn() {
+    loggedIn = true;
+    logins++;
+    streams.joinAll();
+    catchUps.onLoggedIn();
+    sender.onLoggedIn();
+    pacer.open(true);
+    status.refresh();
+    firstLogin.complete(null);
+  }
+
+  void onStreamEvent(ObjectNode fields) {
+    JsonNode eventName = fields.get("eventName");
+    JsonNode args = fields.get("args");
+    String rid = eventName != null && eventName.isTextual() ? eventName.textValue() : null;
+    Optional<ChatMessage> parsed =
+        args != null && args.isArray() && args.size() > 0
+            ? MessageParser.parse(args.get(0), rid)
+            : Optional.empty();
+    if (parsed.isEmpty() || rid == null || !rid.equals(parsed.get().rid())) {
+      malformed++;
+      log.debug("{}: malformed stream event ignored", settings.name());
+      status.refresh(); // publishes the count (rare: the hot path publishes nothing)
+      return;
+    }
+    Room room = rooms.get(rid);
+    if (room == null || closed) {
+      return;
+    }
+    emit(room.timeline.offerLive(parsed.get()));
+  }
+
+  // ---- public calls, on the loop ----
+
+  void send(Outbox.Entry entry) {
+    if (closed) {
+      sender.release(1);
+      return;
+    }
+    sender.add(entry);
+    status.refresh();
+  }
+
+  void flush(CompletableFuture<Void> f) {
+    if (sender.isEmpty()) {
+      f.complete(null);
+    } else if (closed) {
+      f.completeExceptionally(new IllegalStateException("client " + status.current().text()));
+    } else {
+      flushWaiters.add(f);
+    }
+  }
+
+  /** Every message written so far was acknowledged. */
+  void flushed() {
+    List<CompletableFuture<Void>> done = new ArrayList<>(flushWaiters);
+    flushWaiters.clear();
+    done.forEach(f -> f.complete(null));
+  }
+
+  /** The room the user is looking at: its work goes first. */
+  void focus(String rid) {
+    focus = rid;
+    pacer.pump();
+  }
+
+  /** Closed by the application. */
+  void close() {
+    stop("");
+  }
+
+  /** The server refused the credentials: stop, and say why. */
+  void signOut(String reason) {
+    end(new ChatStatus(ChatStatus.State.SIGNED_OUT, 0, java.time.Duration.ZERO, reason));
+    log.info("{}: signed out: {}", settings.name(), reason);
+    ddp.close(); // on the loop: returns at once
+  }
+
+  private void stop(String reason) {
+    boolean wasClosed = closed;
+    end(new ChatStatus(ChatStatus.State.STOPPED, status.attempt(), java.time.Duration.ZERO, reason));
+    if (!wasClosed) {
+      ddp.close();
+    }
+  }
+
+  private void end(ChatStatus last) {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    loggedIn = false;
+    pacer.clear();
+    streams.onClosed();
+    status.end(last);
+    IllegalStateException e = new IllegalStateException("client " + last.text());
+    List<CompletableFuture<Void>> waiters = new ArrayList<>(flushWaiters);
+    flushWaiters.clear();
+    waiters.add(firstLogin);
+    waiters.forEach(f -> f.completeExceptionally(e));
+  }
+
+  // ---- shared helpers ----
+
+  /** Leaves a room for good after a permanent refusal, and tells the user which. */
+  void leave(Room room, String why) {
+    if (rooms.remove(room.rid) == null) {
+      return;
+    }
+    streams.forget(room);
+    catchUps.forget(room);
+    if (room.catchUp != null) {
+      emit(room.timeline.abortCatchUp(room.catchUp));
+      room.catchUp = null;
+    }
+    error(why);
+    status.refresh();
+  }
+
+  /** Calls a method that the DDP client never re-sends: the chat layer owns every retry. */
+  CompletableFuture<JsonNode> call(String method, List<?> params) {
+    try {
+      return ddp.call(method, params, CallOptions.DEFAULT.withNoRetry(true));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  void emit(List<ChatMessage> messages) {
+    for (ChatMessage m : messages) {
+      tell(() -> listener.onMessage(m));
+    }
+  }
+
+  void sent(String rid, String id) {
+    tell(() -> listener.onSent(rid, id));
+  }
+
+  void error(String message) {
+    tell(() -> listener.onError(message));
+  }
+
+  /** Calls the listener; one that throws is logged and the client goes on. */
+  static void tell(Runnable call) {
+    try {
+      call.run();
+    } catch (RuntimeException e) {
+      log.warn("chat listener failed", e);
+    }
+  }
+
+  /** The room in focus first, then the most recently active, then the order asked for. */
+  private int compareRooms(String a, String b) {
+    if (a.equals(b)) {
+      return 0;
+    }
+    if (a.equals(focus) || b.equals(focus)) {
+      return a.equals(focus) ? -1 : 1;
+    }
+    Instant la = lastActive(a);
+    Instant lb = lastActive(b);
+    int c = Comparator.nullsLast(Comparator.<Instant>reverseOrder()).compare(la, lb);
+    return c != 0 ? c : Integer.compare(roomOrder.indexOf(a), roomOrder.indexOf(b));
+  }
+
+  private Instant lastActive(String rid) {
+    Room r = rooms.get(rid);
+    return r == null ? null : r.timeline.lastSeen().orElse(null);
+  }
+
+  /**
+   * What other threads may read, published after every change.
+   *
+   * @param status the status line
+   * @param joined rooms whose stream is live
+   * @param behind rooms that may be missing messages
+   * @param token the resume token, or null
+   * @param stats the counters
+   */
+  record View(
+      ChatStatus status,
+      java.util.Set<String> joined,
+      java.util.Set<String> behind,
+      String token,
+      ChatClient.Stats stats) {}
+}

@@ -1,0 +1,195 @@
+package dev.ddpkit.reconnect.sim;
+
+import dev.ddpkit.reconnect.Backoff;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.BiFunction;
+
+/**
+ * Which curve for my deployment? Runs one herd scenario (N, C, D, hints, planned) for a family of
+ * backoff curves, the presets over a grid of base and cap, and keeps the <em>Pareto front</em>:
+ * the curves that no other curve beats on all three of time to all back, peak arrivals per C and
+ * dials per client. The RFC curve's place is reported against it. Pure: same scenario, same
+ * sweep.
+ *
+ * <p>The grid is small on purpose (a sweep at 10,000 clients takes seconds): bases 250 ms, 1 s
+ * and 3 s, caps 10 s and 60 s, for rfc, full jitter and proportional, plus fixed 1 s and 5 s and
+ * Meteor's preset.
+ */
+public final class HerdSweep {
+  static final List<Duration> BASES =
+      List.of(Duration.ofMillis(250), Duration.ofSeconds(1), Duration.ofSeconds(3));
+  static final List<Duration> CAPS = List.of(Duration.ofSeconds(10), Duration.ofSeconds(60));
+  static final List<Duration> FIXED = List.of(Duration.ofSeconds(1), Duration.ofSeconds(5));
+  /** The RFC preset, {@link Backoff#rfc()}: 1 s doubling to 60 s. */
+  static final Curve RFC_PRESET =
+      new Curve("rfc", Duration.ofSeconds(1), Duration.ofSeconds(60), Backoff.rfc());
+
+  private HerdSweep() {}
+
+  /**
+   * One curve of the family.
+   *
+   * @param family the preset's command-line name
+   * @param base its base delay
+   * @param cap its cap, or {@code null} for a curve that has none (fixed, meteor)
+   * @param backoff the curve
+   */
+  public record Curve(String family, Duration base, Duration cap, Backoff backoff) {
+    /** Validates the components. */
+    public Curve {
+      Objects.requireNonNull(family, "family");
+      Objects.requireNonNull(base, "base");
+      Objects.requireNonNull(backoff, "backoff");
+    }
+
+    /** Returns {@code "full-jitter 250 ms/10 s"}, {@code "fixed 5 s"}. */
+    public String label() {
+      return family + " " + duration(base) + (cap == null ? "" : "/" + duration(cap));
+    }
+  }
+
+  /**
+   * One curve's figures.
+   *
+   * @param curve the curve
+   * @param result its herd run
+   */
+  public record Point(Curve curve, HerdResult result) {
+    /** Validates the components. */
+    public Point {
+      Objects.requireNonNull(curve, "curve");
+      Objects.requireNonNull(result, "result");
+    }
+
+    /** Time to all back in ms; {@link Long#MAX_VALUE} if not all were back by the horizon. */
+    public long allBackMs() {
+      return result.complete() ? result.maxMs().orElseThrow() : Long.MAX_VALUE;
+    }
+
+    /** The most dials the server had to answer in one second, per unit of capacity. */
+    public double peakPerC() {
+      return (double) result.peakPerSecond() / result.config().capacity();
+    }
+
+    /** Dials per client, refused ones included: what a client pays. */
+    public double dialsPerClient() {
+      return result.attemptsPerClient();
+    }
+
+    /** Whether this point is at least as good on all three figures and better on one. */
+    public boolean dominates(Point o) {
+      boolean noWorse =
+          allBackMs() <= o.allBackMs()
+              && result.peakPerSecond() <= o.result.peakPerSecond()
+              && result.dials() <= o.result.dials();
+      boolean better =
+          allBackMs() < o.allBackMs()
+              || result.peakPerSecond() < o.result.peakPerSecond()
+              || result.dials() < o.result.dials();
+      return noWorse && better;
+    }
+  }
+
+  /**
+   * A sweep's outcome.
+   *
+   * @param scenario the scenario every curve ran (its policy is not used)
+   * @param points every curve's point, in grid order
+   * @param front the points no other point dominates, fastest first
+   * @param rfc the RFC preset's point
+   */
+  public record Result(HerdConfig scenario, List<Point> points, List<Point> front, Point rfc) {
+    /** Validates and copies the components. */
+    public Result {
+      Objects.requireNonNull(scenario, "scenario");
+      points = List.copyOf(points);
+      front = List.copyOf(front);
+      Objects.requireNonNull(rfc, "rfc");
+    }
+
+    /** The points that dominate the RFC preset's, fastest first; empty if it is on the front. */
+    public List<Point> beatingRfc() {
+      return front.stream().filter(p -> p.dominates(rfc)).toList();
+    }
+  }
+
+  /** Returns the curves of the sweep, in order; the RFC preset is among them. */
+  public static List<Curve> curves() {
+    List<Curve> curves = new ArrayList<>();
+    grid(curves, "rfc", HerdSweep::rfc);
+    grid(curves, "full-jitter", Backoff::fullJitter);
+    grid(curves, "proportional", (base, cap) -> Backoff.proportional(base, cap, 0.25));
+    for (Duration d : FIXED) {
+      curves.add(new Curve("fixed", d, null, Backoff.fixed(d)));
+    }
+    curves.add(new Curve("meteor", Duration.ofSeconds(1), Duration.ofMinutes(5), Backoff.meteor()));
+    return List.copyOf(curves);
+  }
+
+  private static void grid(
+      List<Curve> out, String family, BiFunction<Duration, Duration, Backoff> make) {
+    for (Duration base : BASES) {
+      for (Duration cap : CAPS) {
+        if (family.equals("rfc") && base.equals(RFC_PRESET.base()) && cap.equals(RFC_PRESET.cap())) {
+          out.add(RFC_PRESET);
+        } else {
+          out.add(new Curve(family, base, cap, make.apply(base, cap)));
+        }
+      }
+    }
+  }
+
+  /**
+   * The RFC's shape scaled: {@code min(cap, base * 2^(n-1))} plus {@code U(0, 0.5)} of it.
+   * (Backoff.rfc(base, cap) once the library has it.)
+   */
+  private static Backoff rfc(Duration base, Duration cap) {
+    long baseMs = base.toMillis();
+    long capMs = cap.toMillis();
+    return (attempt, sample) -> {
+      long d = Math.min(capMs, baseMs << Math.min(attempt - 1, 30));
+      return Duration.ofMillis(Math.round(d * (1 + 0.5 * sample)));
+    };
+  }
+
+  /** Runs {@code scenario} for every curve of {@link #curves()}. */
+  public static Result run(HerdConfig scenario) {
+    List<Point> points = new ArrayList<>();
+    Point rfc = null;
+    for (Curve c : curves()) {
+      Point p = new Point(c, HerdSimulation.run(scenario, c.backoff()));
+      points.add(p);
+      if (c == RFC_PRESET) {
+        rfc = p;
+      }
+    }
+    return new Result(scenario, points, front(points), rfc);
+  }
+
+  /** The points no other point dominates, fastest first (then fewest dials, then gentlest). */
+  static List<Point> front(List<Point> points) {
+    List<Point> front = new ArrayList<>();
+    for (Point p : points) {
+      if (points.stream().noneMatch(o -> o.dominates(p))) {
+        front.add(p);
+      }
+    }
+    front.sort(
+        Comparator.comparingLong(Point::allBackMs)
+            .thenComparingLong(p -> p.result().dials())
+            .thenComparingInt(p -> p.result().peakPerSecond()));
+    return front;
+  }
+
+  static String duration(Duration d) {
+    long ms = d.toMillis();
+    if (ms % 60_000 == 0 && ms >= 120_000) {
+      return ms / 60_000 + " min";
+    }
+    return ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
+  }
+}
