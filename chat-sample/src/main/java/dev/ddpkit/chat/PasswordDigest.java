@@ -6,7 +6,11 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
 
-/** The password digest Meteor's accounts expect: lowercase hex SHA-256 of the UTF-8 password. */
+/**
+ * The password digest Meteor's accounts expect: lowercase hex SHA-256 of the UTF-8 password. The
+ * same as ddp-client's {@link dev.ddpkit.ddp.PasswordDigest}, which an app that depends only on
+ * ddp-client uses.
+ */
 public final class PasswordDigest {
   private PasswordDigest() {}
 

@@ -249,7 +249,10 @@ public final class DdpClient implements AutoCloseable {
     Objects.requireNonNull(options, "options");
     ArrayNode p = toParams(params);
     if (closed.get()) {
-      return CompletableFuture.failedFuture(new DdpException("client closed"));
+      // Not CompletableFuture.failedFuture: Android has it only from API 31.
+      CompletableFuture<JsonNode> failed = new CompletableFuture<>();
+      failed.completeExceptionally(new DdpException("client closed"));
+      return failed;
     }
     PendingCall c =
         new PendingCall(String.valueOf(methodIds.incrementAndGet()), method, p, options);
@@ -407,7 +410,7 @@ public final class DdpClient implements AutoCloseable {
       ended &= engine.awaitTransports(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
       if (!ended) {
         log.warn("{}: some threads did not end within {} s of close()", name,
-            CLOSE_WAIT.toSeconds());
+            CLOSE_WAIT.getSeconds());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -625,7 +628,7 @@ public final class DdpClient implements AutoCloseable {
     /** Names the client in thread names and logs (default {@code ddp-client-N}). */
     public Builder name(String name) {
       Objects.requireNonNull(name, "name");
-      if (name.isBlank()) {
+      if (name.trim().isEmpty()) {
         throw new IllegalArgumentException("name must not be blank");
       }
       this.name = name;

@@ -105,7 +105,8 @@ final class LocalCollection implements DdpCollection {
    */
   List<Runnable> replaceAll(Map<String, ObjectNode> next) {
     List<Runnable> events = new ArrayList<>();
-    Set<String> gone = new HashSet<>(docs.keySet());
+    // Through Map: ConcurrentHashMap.keySet() returns KeySetView on the JDK, a Set on Android.
+    Set<String> gone = new HashSet<>(((Map<String, ObjectNode>) docs).keySet());
     gone.removeAll(next.keySet());
     for (String id : gone) {
       docs.remove(id);

@@ -28,6 +28,16 @@ public interface Backoff {
   }
 
   /**
+   * The RFC curve's shape, scaled: {@code min(cap, base * 2^(n-1))} plus up to half of it again.
+   * {@code rfc(1 s, 60 s)} is {@link #rfc()}.
+   *
+   * @throws IllegalArgumentException naming {@code base} or {@code cap} if it is not positive
+   */
+  static Backoff rfc(Duration base, Duration cap) {
+    return new Backoffs.Rfc(base, cap);
+  }
+
+  /**
    * Full jitter (AWS): {@code U(0, min(cap, base * 2^(n-1)))}. Spreads a herd the most, at the
    * price of some clients retrying almost at once. Defaults: 500 ms base, 30 s cap.
    */

@@ -6,20 +6,34 @@ import java.time.Duration;
 final class Backoffs {
   private Backoffs() {}
 
-  static final Backoff RFC =
-      new Backoff() {
-        @Override
-        public Duration delay(int attempt, double sample) {
-          checkArgs(attempt, sample);
-          long base = exponential(1_000, attempt, 60_000);
-          return Duration.ofMillis(Math.round(base * (1 + 0.5 * sample)));
-        }
+  /**
+   * The longest duration accepted anywhere: what fits in a {@code long} of nanoseconds (about 292
+   * years), so that no delay can overflow a scheduler's deadline or {@link Duration#toMillis()}.
+   * Declared before the presets: their constructors check against it.
+   */
+  static final Duration MAX_DURATION = Duration.ofNanos(Long.MAX_VALUE);
 
-        @Override
-        public String toString() {
-          return "rfc";
-        }
-      };
+  static final Backoff RFC = new Rfc(Duration.ofSeconds(1), Duration.ofSeconds(60));
+
+  /** The Rocket.Chat RFC's shape: doubling from {@code base} up to {@code cap}, plus up to half. */
+  record Rfc(Duration base, Duration cap) implements Backoff {
+    Rfc {
+      checkPositive("base", base);
+      checkPositive("cap", cap);
+    }
+
+    @Override
+    public Duration delay(int attempt, double sample) {
+      checkArgs(attempt, sample);
+      long value = exponential(base.toMillis(), attempt, cap.toMillis());
+      return Duration.ofMillis(Math.round(value * (1 + 0.5 * sample)));
+    }
+
+    @Override
+    public String toString() {
+      return equals(RFC) ? "rfc" : "rfc(" + base.toMillis() + "ms.." + cap.toMillis() + "ms)";
+    }
+  }
 
   static final Backoff METEOR =
       new Backoff() {
@@ -174,12 +188,6 @@ final class Backoffs {
       throw new IllegalArgumentException("sample must be in [0, 1): " + sample);
     }
   }
-
-  /**
-   * The longest duration accepted anywhere: what fits in a {@code long} of nanoseconds (about 292
-   * years), so that no delay can overflow a scheduler's deadline or {@link Duration#toMillis()}.
-   */
-  static final Duration MAX_DURATION = Duration.ofNanos(Long.MAX_VALUE);
 
   static void checkPositive(String name, Duration d) {
     if (d == null || d.isNegative() || d.isZero()) {

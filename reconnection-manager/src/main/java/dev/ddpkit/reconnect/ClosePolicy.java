@@ -151,7 +151,7 @@ public final class ClosePolicy {
   }
 
   private static String describe(int code, String reason) {
-    String r = reason == null || reason.isBlank() ? "" : " " + abbreviate(reason.strip());
+    String r = reason == null || reason.trim().isEmpty() ? "" : " " + abbreviate(reason.trim());
     return "closed " + code + r;
   }
 

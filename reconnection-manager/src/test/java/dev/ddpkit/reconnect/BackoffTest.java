@@ -40,6 +40,38 @@ class BackoffTest {
     assertThat(Backoff.rfc().delay(attempt, sample)).isEqualTo(Duration.ofMillis(millis));
   }
 
+  @ParameterizedTest(name = "rfc(250 ms, 5 s) attempt {0} sample {1} -> {2} ms")
+  @CsvSource({
+    "1,          0.0,  250",
+    "1,          0.5,  313",
+    "2,          0.0,  500",
+    "3,          0.5,  1250",
+    "4,          0.9,  2900",
+    "5,          0.0,  4000",
+    // 250 ms * 2^5 = 8 s is over the 5 s cap: from attempt 6 on it is 5-7.5 s.
+    "6,          0.0,  5000",
+    "6,          0.5,  6250",
+    "1000,       0.5,  6250",
+    "2147483647, 0.0,  5000",
+  })
+  void scaledRfcTable(int attempt, double sample, long millis) {
+    Backoff b = Backoff.rfc(Duration.ofMillis(250), Duration.ofSeconds(5));
+    assertThat(b.delay(attempt, sample)).isEqualTo(Duration.ofMillis(millis));
+  }
+
+  @Test
+  void rfcWithTheRfcBaseAndCapIsTheRfcCurveValueForValue() {
+    Backoff scaled = Backoff.rfc(Duration.ofSeconds(1), Duration.ofSeconds(60));
+    for (int attempt : new int[] {1, 2, 3, 4, 5, 6, 7, 8, 20, 63, 64, 1000, Integer.MAX_VALUE}) {
+      for (double sample : new double[] {0.0, 0.1, 0.25, 0.5, 0.75, 0.999, Math.nextDown(1.0)}) {
+        assertThat(scaled.delay(attempt, sample))
+            .as("attempt %d sample %s", attempt, sample)
+            .isEqualTo(Backoff.rfc().delay(attempt, sample));
+      }
+    }
+    assertThat(scaled).isEqualTo(Backoff.rfc()).hasToString("rfc");
+  }
+
   @Test
   void rfcStaysBelowOneAndAHalfTimesTheCeiling() {
     double justUnderOne = Math.nextDown(1.0);
@@ -121,6 +153,8 @@ class BackoffTest {
   @Test
   void presetsDescribeThemselves() {
     assertThat(Backoff.rfc()).hasToString("rfc");
+    assertThat(Backoff.rfc(Duration.ofMillis(250), Duration.ofSeconds(5)))
+        .hasToString("rfc(250ms..5000ms)");
     assertThat(Backoff.meteor()).hasToString("meteor");
     assertThat(Backoff.fullJitter()).hasToString("full-jitter(500ms..30000ms)");
     assertThat(Backoff.fixed(Duration.ofSeconds(5))).hasToString("fixed(5000ms)");
@@ -130,6 +164,7 @@ class BackoffTest {
   static Stream<Arguments> presets() {
     return Stream.of(
         Arguments.of(Backoff.rfc()),
+        Arguments.of(Backoff.rfc(Duration.ofMillis(100), Duration.ofSeconds(2))),
         Arguments.of(Backoff.fullJitter()),
         Arguments.of(Backoff.proportional(Duration.ofSeconds(1), Duration.ofMinutes(1), 0.25)),
         Arguments.of(Backoff.fixed(Duration.ofSeconds(5))),
@@ -164,6 +199,9 @@ class BackoffTest {
     assertThrowsNaming("jitter", () -> Backoff.proportional(second, second, -0.1));
     assertThrowsNaming("jitter", () -> Backoff.proportional(second, second, Double.NaN));
     assertThrowsNaming("floor", () -> Backoff.rfc().withFloor(minus));
+    assertThrowsNaming("base", () -> Backoff.rfc(Duration.ZERO, second));
+    assertThrowsNaming("base", () -> Backoff.rfc(null, second));
+    assertThrowsNaming("cap", () -> Backoff.rfc(second, minus));
     assertThrowsNaming("base", () -> Backoff.fullJitter(Duration.ofSeconds(Long.MAX_VALUE), second));
   }
 

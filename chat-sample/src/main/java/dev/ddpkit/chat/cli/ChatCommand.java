@@ -37,7 +37,9 @@ public final class ChatCommand {
       "usage: chat --url ws://127.0.0.1:3000/websocket --user NAME (--password PW | --token T)\n"
           + "            --room R [--room R2 ...] [--json] [--history N]\n"
           + "            [--backoff rfc|full-jitter|fixed] [--base-ms N] [--max-ms N] [--stable-ms N]\n"
-          + "            [--heartbeat-ms N] [--heartbeat-timeout-ms N]";
+          + "            [--heartbeat-ms N] [--heartbeat-timeout-ms N]\n"
+          + "  --base-ms/--max-ms: the first delay and the cap of the curve (rfc 1000/60000,\n"
+          + "  full-jitter 500/30000); for fixed, --base-ms is the interval (5000), capped by --max-ms";
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final DateTimeFormatter CLOCK =
@@ -231,25 +233,29 @@ public final class ChatCommand {
       if (!List.of("rfc", "full-jitter", "fixed").contains(o.backoff)) {
         throw new IllegalArgumentException("--backoff must be rfc, full-jitter or fixed: " + o.backoff);
       }
-      if (o.backoff.equals("rfc") && (o.baseMs != null || o.maxMs != null)) {
-        throw new IllegalArgumentException("--backoff rfc has a fixed curve: no --base-ms/--max-ms");
-      }
-      if (o.backoff.equals("fixed") && o.maxMs != null) {
-        throw new IllegalArgumentException("--backoff fixed takes --base-ms (the interval), no --max-ms");
+      if (o.baseMs != null && o.maxMs != null && o.baseMs > o.maxMs) {
+        throw new IllegalArgumentException(
+            "--base-ms must not exceed --max-ms: " + o.baseMs + " > " + o.maxMs);
       }
       return o;
     }
 
     Backoff backoffCurve() {
       return switch (backoff) {
-        case "rfc" -> Backoff.rfc();
-        case "full-jitter" ->
-            Backoff.fullJitter(
-                Duration.ofMillis(baseMs != null ? baseMs : 500),
-                Duration.ofMillis(maxMs != null ? maxMs : 30_000));
-        case "fixed" -> Backoff.fixed(Duration.ofMillis(baseMs != null ? baseMs : 5_000));
+        case "rfc" -> Backoff.rfc(millis(baseMs, 1_000), millis(maxMs, 60_000));
+        case "full-jitter" -> Backoff.fullJitter(millis(baseMs, 500), millis(maxMs, 30_000));
+        case "fixed" ->
+            Backoff.fixed(Duration.ofMillis(Math.min(baseMs != null ? baseMs : 5_000, cap())));
         default -> throw new AssertionError("Unexpected backoff: " + backoff);
       };
+    }
+
+    private long cap() {
+      return maxMs != null ? maxMs : Long.MAX_VALUE;
+    }
+
+    private static Duration millis(Long value, long byDefault) {
+      return Duration.ofMillis(value != null ? value : byDefault);
     }
 
     ChatClient client(ChatListener listener) {

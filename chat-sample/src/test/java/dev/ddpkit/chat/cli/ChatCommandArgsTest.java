@@ -35,6 +35,39 @@ class ChatCommandArgsTest {
   }
 
   @Test
+  void everyCurveTakesBaseAndMax() {
+    ChatCommand.Options rfc =
+        ChatCommand.Options.parse(
+            new String[] {"--room", "r", "--token", "t", "--backoff", "rfc", "--base-ms", "250",
+              "--max-ms", "5000"});
+    assertThat(rfc.backoffCurve()).hasToString("rfc(250ms..5000ms)");
+    assertThat(rfc.backoffCurve().delay(1, 0.5)).isEqualTo(Duration.ofMillis(313));
+    assertThat(rfc.backoffCurve().delay(6, 0.5)).isEqualTo(Duration.ofMillis(6_250));
+    ChatCommand.Options rfcBase =
+        ChatCommand.Options.parse(new String[] {"--room", "r", "--token", "t", "--base-ms", "100"});
+    assertThat(rfcBase.backoffCurve()).hasToString("rfc(100ms..60000ms)");
+    assertThat(rfcBase.backoffCurve().delay(20, 0.0)).isEqualTo(Duration.ofSeconds(60));
+    ChatCommand.Options rfcMax =
+        ChatCommand.Options.parse(new String[] {"--room", "r", "--token", "t", "--max-ms", "8000"});
+    assertThat(rfcMax.backoffCurve().delay(4, 0.0)).isEqualTo(Duration.ofMillis(8_000));
+    assertThat(rfcMax.backoffCurve().delay(3, 0.0)).isEqualTo(Duration.ofMillis(4_000));
+    ChatCommand.Options fj =
+        ChatCommand.Options.parse(
+            new String[] {"--room", "r", "--token", "t", "--backoff", "full-jitter", "--max-ms",
+              "1000"});
+    assertThat(fj.backoffCurve()).hasToString("full-jitter(500ms..1000ms)");
+    ChatCommand.Options fixedCapped =
+        ChatCommand.Options.parse(
+            new String[] {"--room", "r", "--token", "t", "--backoff", "fixed", "--max-ms", "3000"});
+    assertThat(fixedCapped.backoffCurve()).hasToString("fixed(3000ms)");
+    ChatCommand.Options fixedBoth =
+        ChatCommand.Options.parse(
+            new String[] {"--room", "r", "--token", "t", "--backoff", "fixed", "--base-ms", "700",
+              "--max-ms", "3000"});
+    assertThat(fixedBoth.backoffCurve()).hasToString("fixed(700ms)");
+  }
+
+  @Test
   void badArgumentsAreExplained() {
     assertThatThrownBy(() -> ChatCommand.Options.parse(new String[] {"--user", "a", "--password", "p"}))
         .hasMessageContaining("--room");
@@ -46,10 +79,12 @@ class ChatCommandArgsTest {
             () -> ChatCommand.Options.parse(
                 new String[] {"--room", "r", "--token", "t", "--backoff", "linear"}))
         .hasMessageContaining("--backoff");
+    // --base-ms/--max-ms were refused for rfc until issue 9; they are refused only when crossed.
     assertThatThrownBy(
             () -> ChatCommand.Options.parse(
-                new String[] {"--room", "r", "--token", "t", "--base-ms", "100"}))
-        .hasMessageContaining("rfc");
+                new String[] {"--room", "r", "--token", "t", "--base-ms", "100", "--max-ms", "50"}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("--base-ms must not exceed --max-ms: 100 > 50");
     assertThatThrownBy(
             () -> ChatCommand.Options.parse(new String[] {"--room", "r", "--token", "t", "--max-ms", "x"}))
         .hasMessageContaining("--max-ms must be a number");

@@ -1,9 +1,9 @@
 package dev.ddpkit.chat.examples;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ddpkit.chat.PasswordDigest;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.PasswordDigest;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

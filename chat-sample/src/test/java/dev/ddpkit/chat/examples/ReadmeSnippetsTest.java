@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Timeout;
 class ReadmeSnippetsTest {
   private static final Path README = Path.of("..", "README.md");
   private static final Path EXAMPLES = Path.of("src/test/java/dev/ddpkit/chat/examples");
+  private static final Path CONSUMER_EXAMPLE =
+      Path.of("..", "consumer/src/main/java/dev/ddpkit/consumer/ReadmeExample.java");
   private static final String BEGINS = "// --- README example begins ---";
   private static final String ENDS = "// --- README example ends ---";
 
@@ -32,6 +34,13 @@ class ReadmeSnippetsTest {
   void theDdpSnippetIsReadmeExample() throws IOException {
     assertThat(readmeSnippet("## A DDP client in 20 lines"))
         .isEqualTo(example("ReadmeExample.java"));
+  }
+
+  @Test
+  void theConsumerBuildRunsTheSameDdpSnippet() throws IOException {
+    // consumer/ compiles it against ddp-client's coordinates (scripts/consumer-build.sh).
+    assertThat(example(CONSUMER_EXAMPLE))
+        .isEqualTo(example(EXAMPLES.resolve("ReadmeExample.java")));
   }
 
   @Test
@@ -54,7 +63,12 @@ class ReadmeSnippetsTest {
 
   /** The lines between the example's markers, with their common indentation removed. */
   private static String example(String file) throws IOException {
-    List<String> lines = Files.readAllLines(EXAMPLES.resolve(file));
+    return example(EXAMPLES.resolve(file));
+  }
+
+  private static String example(Path path) throws IOException {
+    String file = path.getFileName().toString();
+    List<String> lines = Files.readAllLines(path);
     int begin = indexOfTrimmed(lines, BEGINS, file);
     int end = indexOfTrimmed(lines, ENDS, file);
     return outdent(lines.subList(begin + 1, end));

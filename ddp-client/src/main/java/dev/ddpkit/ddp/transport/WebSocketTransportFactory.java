@@ -82,7 +82,7 @@ public final class WebSocketTransportFactory implements TransportFactory {
   public WebSocketTransportFactory(
       SSLContext sslContext, int maxFrameBytes, Duration connectTimeout, String threadName) {
     Objects.requireNonNull(threadName, "threadName");
-    if (threadName.isBlank()) {
+    if (threadName.trim().isEmpty()) {
       throw new IllegalArgumentException("threadName must not be blank");
     }
     if (maxFrameBytes < 1) {
@@ -383,7 +383,7 @@ public final class WebSocketTransportFactory implements TransportFactory {
         int c = code >= 1000 && code <= 4999 ? code : 1006;
         String r = reason == null ? "" : reason;
         SSLException tls = tlsFailure;
-        if (r.isBlank() && tls != null) {
+        if (r.trim().isEmpty() && tls != null) {
           // An untrusted certificate or a host name mismatch: say so, not just "closed 1006".
           r = "TLS handshake failed: " + tls.getMessage();
         }

@@ -120,7 +120,7 @@ public final class CommandLine {
   public long longValue() {
     String v = value();
     try {
-      return Long.parseLong(v.strip());
+      return Long.parseLong(v.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(current() + " must be a number: " + v);
     }

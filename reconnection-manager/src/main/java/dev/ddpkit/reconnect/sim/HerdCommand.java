@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -135,7 +136,7 @@ public final class HerdCommand {
   private static int write(
       Path file, Supplier<String> svg, Options options, PrintStream out, PrintStream err) {
     try {
-      Files.writeString(file, svg.get(), StandardCharsets.UTF_8);
+      Files.write(file, svg.get().getBytes(StandardCharsets.UTF_8));
     } catch (IOException | RuntimeException e) {
       err.println("herd: cannot write " + file + ": " + e);
       return 1;
@@ -191,10 +192,10 @@ public final class HerdCommand {
           case "--policy", "--policies" -> o.policies = HerdPolicy.listFromNames(c.value());
           case "--svg" -> {
             String file = c.value();
-            if (file.isBlank()) {
+            if (file.trim().isEmpty()) {
               throw new IllegalArgumentException("--svg needs a file name");
             }
-            o.svg = Path.of(file);
+            o.svg = Paths.get(file);
           }
           default -> throw c.unknown();
         }

@@ -39,7 +39,7 @@ public final class HerdFlags {
    */
   public static List<Boolean> hints(CommandLine c) {
     String mode = c.optionalValue("on", "off", "both").orElse("on");
-    return switch (mode.strip().toLowerCase(Locale.ROOT)) {
+    return switch (mode.trim().toLowerCase(Locale.ROOT)) {
       case "on" -> List.of(true);
       case "off" -> List.of(false);
       case "both" -> List.of(false, true);

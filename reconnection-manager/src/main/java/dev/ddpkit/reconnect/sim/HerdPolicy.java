@@ -55,7 +55,7 @@ public enum HerdPolicy {
    * @throws IllegalArgumentException naming the known policies if there is none
    */
   public static HerdPolicy fromName(String name) {
-    String wanted = name == null ? "" : name.strip().toLowerCase(Locale.ROOT);
+    String wanted = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
     for (HerdPolicy p : values()) {
       if (p.cliName.equals(wanted)) {
         return p;

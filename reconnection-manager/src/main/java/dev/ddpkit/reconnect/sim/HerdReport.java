@@ -1,5 +1,7 @@
 package dev.ddpkit.reconnect.sim;
 
+import com.google.common.base.CharMatcher;
+import com.google.common.base.Strings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -93,23 +95,23 @@ public final class HerdReport {
             r.policyName(), seconds(rowMs), trim(perChar), c.capacity(), trim(capacityPerRow)));
     for (HerdBucket b : rows) {
       StringBuilder bar = new StringBuilder();
-      bar.append("#".repeat(chars(b.accepted(), perChar)));
-      bar.append("x".repeat(chars(b.rejected(), perChar)));
+      bar.append(Strings.repeat("#", chars(b.accepted(), perChar)));
+      bar.append(Strings.repeat("x", chars(b.rejected(), perChar)));
       int refused = chars(b.refused(), perChar);
       if (bar.length() + refused > TEXT_BAR_WIDTH) {
-        bar.append(".".repeat(Math.max(0, TEXT_BAR_WIDTH - bar.length()))).append('>');
+        bar.append(Strings.repeat(".", Math.max(0, TEXT_BAR_WIDTH - bar.length()))).append('>');
       } else {
-        bar.append(".".repeat(refused));
+        bar.append(Strings.repeat(".", refused));
       }
       if (bar.length() < capacityColumn && capacityColumn <= TEXT_BAR_WIDTH) {
-        bar.append(" ".repeat(capacityColumn - 1 - bar.length())).append('|');
+        bar.append(Strings.repeat(" ", capacityColumn - 1 - bar.length())).append('|');
       }
       String count = b.total() == 0 ? "" : "  " + b.total();
       String line =
           String.format(
               Locale.ROOT, "%8s %-" + (TEXT_BAR_WIDTH + 2) + "s%s", seconds(b.startMs()), bar,
               count);
-      sb.append(line.stripTrailing()).append('\n');
+      sb.append(CharMatcher.whitespace().trimTrailingFrom(line)).append('\n');
     }
     return sb.toString();
   }

@@ -78,7 +78,8 @@ public final class HerdSimulation {
               .closePolicy(closePolicy)
               .stableAfter(STABLE_AFTER)
               .scheduler(clock)
-              .random(random::nextDouble)
+              // A lambda, not random::nextDouble: that names RandomGenerator (Android 35+).
+              .random(() -> random.nextDouble())
               .name("herd-" + i)
               .build();
     }

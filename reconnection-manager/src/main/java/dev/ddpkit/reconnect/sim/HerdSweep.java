@@ -1,5 +1,7 @@
 package dev.ddpkit.reconnect.sim;
 
+import static com.google.common.collect.ImmutableList.toImmutableList;
+
 import dev.ddpkit.reconnect.Backoff;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,7 +69,7 @@ public final class HerdSweep {
 
     /** Time to all back in ms; {@link Long#MAX_VALUE} if not all were back by the horizon. */
     public long allBackMs() {
-      return result.complete() ? result.maxMs().orElseThrow() : Long.MAX_VALUE;
+      return result.complete() ? result.maxMs().getAsLong() : Long.MAX_VALUE;
     }
 
     /** The most dials the server had to answer in one second, per unit of capacity. */
@@ -113,7 +115,7 @@ public final class HerdSweep {
 
     /** The points that dominate the RFC preset's, fastest first; empty if it is on the front. */
     public List<Point> beatingRfc() {
-      return front.stream().filter(p -> p.dominates(rfc)).toList();
+      return front.stream().filter(p -> p.dominates(rfc)).collect(toImmutableList());
     }
   }
 

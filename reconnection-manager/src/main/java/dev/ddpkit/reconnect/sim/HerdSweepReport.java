@@ -1,5 +1,7 @@
 package dev.ddpkit.reconnect.sim;
 
+import static com.google.common.collect.ImmutableList.toImmutableList;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -49,7 +51,7 @@ public final class HerdSweepReport {
               Locale.ROOT,
               "The RFC curve is beaten on all three by %d curve%s of the front: %s.%n",
               beating.size(), beating.size() == 1 ? "" : "s",
-              String.join(", ", beating.stream().map(p -> p.curve().label()).toList())));
+              String.join(", ", beating.stream().map(p -> p.curve().label()).collect(toImmutableList()))));
     }
     return sb.toString();
   }
@@ -66,7 +68,7 @@ public final class HerdSweepReport {
   }
 
   static String durations(List<Duration> ds) {
-    return String.join(", ", ds.stream().map(HerdSweep::duration).toList());
+    return String.join(", ", ds.stream().map(HerdSweep::duration).collect(toImmutableList()));
   }
 
   /**

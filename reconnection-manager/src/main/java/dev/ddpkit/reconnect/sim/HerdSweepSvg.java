@@ -138,7 +138,7 @@ final class HerdSweepSvg {
     }
     out.append(String.format(Locale.ROOT,
         "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>%n",
-        points.toString().strip(), FRONT));
+        points.toString().trim(), FRONT));
   }
 
   private void circle(HerdSweep.Point p, String fill, double opacity) {
