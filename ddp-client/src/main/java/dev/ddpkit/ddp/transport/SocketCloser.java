@@ -45,7 +45,7 @@ public final class SocketCloser {
   private final ThreadPoolExecutor executor;
 
   private SocketCloser(Duration bound) {
-    this.lingerSeconds = (int) Math.max(1, Math.min(60, bound.toSeconds()));
+    this.lingerSeconds = (int) Math.max(1, Math.min(60, bound.getSeconds()));
     AtomicInteger ids = new AtomicInteger();
     this.executor = new ThreadPoolExecutor(THREADS, THREADS, IDLE.toMillis(),
         TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(QUEUE), r -> {
