@@ -30,7 +30,8 @@ class HerdSweepTest {
             complete ? OptionalLong.of(allBackMs) : OptionalLong.empty(), dials, 0, 0, c.clients(),
             peak, 0, List.of());
     return new HerdSweep.Point(
-        new HerdSweep.Curve(name, Duration.ofSeconds(1), null, Backoff.fixed(Duration.ofSeconds(1))),
+        new HerdSweep.Curve(
+            name, Duration.ofSeconds(1), null, Backoff.fixed(Duration.ofSeconds(1))),
         r);
   }
 
@@ -88,9 +89,9 @@ class HerdSweepTest {
   }
 
   @Test
-  void aSweepIsAPureFunctionOfTheScenario() {
-    HerdSweep.Result a = HerdSweep.run(TINY);
-    HerdSweep.Result b = HerdSweep.run(TINY);
+  void aSweepIsAPureFunctionOfTheScenarioWhateverTheThreads() {
+    HerdSweep.Result a = HerdSweep.run(TINY, 1);
+    HerdSweep.Result b = HerdSweep.run(TINY, 3);
 
     assertThat(b.points().stream().map(HerdSweep.Point::result).toList())
         .isEqualTo(a.points().stream().map(HerdSweep.Point::result).toList());
