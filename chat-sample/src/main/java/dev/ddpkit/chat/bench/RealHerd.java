@@ -32,8 +32,12 @@ import java.util.stream.Stream;
  * The reconnect wave on real sockets: N {@link ChatClient}s in this JVM, logged in with a resume
  * token and subscribed to one room's stream, against an embedded {@link ChatServer}; the server
  * is killed (TCP reset, no close frame) and a new one starts on the same port and data after the
- * downtime, admitting at most C connections per wall-clock second (1013 beyond that, with or
- * without the {@code retry-after} hint).
+ * downtime, admitting C connections per second from an empty token bucket (the shared {@link
+ * dev.ddpkit.reconnect.admission.Admission}; 1013 beyond that, with or without the {@code
+ * retry-after} hint of a reserved slot). With {@link HerdConfig#planned()} the drop is a planned
+ * restart instead: {@link ChatServer#stopForRestart(Duration, int)} closes every connection with
+ * 1012 and its own appointment (D plus its place in the queue at C/s), and the new server is
+ * started so that it is ready at D (started the first server's start-up time before it).
  *
  * <p>The scenario is a {@link HerdConfig}: clients, capacity, downtime, policy, hints, seed (each
  * client's manager draws from its own stream split from it), bucket, and the horizon as the cap of
@@ -94,7 +98,9 @@ public final class RealHerd {
       }
     };
     ChatServer server = ChatServer.builder().dataDir(dataDir).build();
+    long startNanos = System.nanoTime();
     server.start();
+    long startupMs = (System.nanoTime() - startNanos) / 1_000_000;
     int port = server.port();
     List<ChatClient> clients = new ArrayList<>(n);
     List<ReconnectionManager> managers = new ArrayList<>(n);
@@ -110,14 +116,22 @@ public final class RealHerd {
       long drops = ListenOverflows.read();
       long t0 = System.currentTimeMillis();
       rec.drop(t0);
-      server.kill();
-      current[0] = null;
-      sleepUntil(t0 + config.downtime().toMillis());
+      if (config.planned()) {
+        server.stopForRestart(config.downtime(), config.capacity());
+        current[0] = null;
+        // Ready at D, as the appointments promised: started its start-up time before.
+        sleepUntil(t0 + config.downtime().toMillis() - startupMs);
+      } else {
+        server.kill();
+        current[0] = null;
+        sleepUntil(t0 + config.downtime().toMillis());
+      }
       ChatServer restarted =
           ChatServer.builder()
               .port(port)
               .dataDir(dataDir)
               .acceptRate(config.capacity())
+              .acceptBurst(config.burst())
               .retryAfterHints(config.hints())
               .connectionListener(serverEvents)
               .build();

@@ -2,6 +2,7 @@ package dev.ddpkit.chat.bench;
 
 import dev.ddpkit.reconnect.cli.CommandLine;
 import dev.ddpkit.reconnect.sim.HerdConfig;
+import dev.ddpkit.reconnect.sim.HerdFlags;
 import dev.ddpkit.reconnect.sim.HerdPolicy;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -25,13 +26,14 @@ public final class RealHerdCommand {
       String.join(
           "\n",
           "usage: herd --real [--clients N] [--capacity N] [--downtime-ms N] [--policy P,P,...]",
-          "                   [--hints on|off|both] [--cap-ms N] [--bucket-ms N] [--seed N]",
-          "                   [--svg PREFIX] [--json]",
+          "                   [--hints [on|off|both]] [--planned] [--cap-ms N] [--bucket-ms N]",
+          "                   [--seed N] [--svg PREFIX] [--json]",
           "  --clients N       ChatClients in this JVM, logged in and subscribed (default 1000)",
-          "  --capacity N      accepts per wall-clock second after the restart (default 200)",
+          "  --capacity N      accepts per second after the restart, token bucket (default 200)",
           "  --downtime-ms N   the server is killed at t=0 and restarted after this (default 3000)",
           "  --policy LIST     of: " + HerdPolicy.names() + " (default fixed,rfc,full-jitter)",
-          "  --hints MODE      1013 with retry-after=<ms> (on), without (off), or both (default)",
+          HerdFlags.HINTS_USAGE,
+          HerdFlags.PLANNED_USAGE,
           "  --cap-ms N        stop watching a wave after this; report it incomplete (default 120000)",
           "  --bucket-ms N     histogram bucket of the chart (default 500)",
           "  --seed N          seed of the clients' backoff samples (default 42)",
@@ -63,9 +65,12 @@ public final class RealHerdCommand {
     out.printf(Locale.ROOT,
         "Reconnect herd on real sockets: %d ChatClients in one JVM (each: own event-loop thread +"
             + " Java-WebSocket's 2), logged in and subscribed to one room; the embedded server is"
-            + " killed at t=0 and restarted after %d ms, then admits %d connections per wall-clock"
-            + " second (1013 beyond). Limit D + N/C = %s. %d cores, max heap %d MiB.%n",
-        base.clients(), base.downtime().toMillis(), base.capacity(),
+            + " %s at t=0 and ready again after %d ms, then admits %d connections per second from"
+            + " an empty token bucket (1013 beyond). Limit D + N/C = %s. %d cores, max heap %d"
+            + " MiB.%n",
+        base.clients(),
+        base.planned() ? "restarted as planned (1012 with each client's appointment)" : "killed",
+        base.downtime().toMillis(), base.capacity(),
         RealHerdReport.seconds(base.limitMillis()), Runtime.getRuntime().availableProcessors(),
         Runtime.getRuntime().maxMemory() >> 20);
     int status = 0;
@@ -127,9 +132,10 @@ public final class RealHerdCommand {
   static String reproduce(HerdConfig c) {
     return String.format(Locale.ROOT,
         "java -jar chat-sample/target/ddpkit.jar herd --real --clients %d --capacity %d"
-            + " --downtime-ms %d --policy %s --hints %s --cap-ms %d --bucket-ms %d --seed %d",
+            + " --downtime-ms %d --policy %s --hints %s%s --cap-ms %d --bucket-ms %d --seed %d",
         c.clients(), c.capacity(), c.downtime().toMillis(), c.policy().cliName(),
-        c.hints() ? "on" : "off", c.horizon().toMillis(), c.bucket().toMillis(), c.seed());
+        c.hints() ? "on" : "off", c.planned() ? " --planned" : "", c.horizon().toMillis(),
+        c.bucket().toMillis(), c.seed());
   }
 
   /** The parsed command line. */
@@ -142,7 +148,7 @@ public final class RealHerdCommand {
             .horizon(Duration.ofMillis(120_000))
             .bucket(Duration.ofMillis(500));
     List<HerdPolicy> policies = List.of(HerdPolicy.FIXED, HerdPolicy.RFC, HerdPolicy.FULL_JITTER);
-    List<Boolean> hintModes = List.of(false, true);
+    List<Boolean> hintModes = List.of(false); // as in herd: no hints unless --hints
     String svg;
     boolean json;
     boolean help;
@@ -162,7 +168,8 @@ public final class RealHerdCommand {
           case "--bucket-ms" -> o.config.bucket(millis(c, 1));
           case "--seed" -> o.config.seed(c.longValue());
           case "--policy", "--policies" -> o.policies = HerdPolicy.listFromNames(c.value());
-          case "--hints" -> o.hintModes = hints(c.value());
+          case "--hints" -> o.hintModes = HerdFlags.hints(c);
+          case "--planned" -> o.config.planned(HerdFlags.planned(c));
           case "--svg" -> {
             o.svg = c.value();
             if (o.svg.isBlank()) {
@@ -178,15 +185,6 @@ public final class RealHerdCommand {
 
     private static Duration millis(CommandLine c, long min) {
       return Duration.ofMillis(c.longValue(min, Long.MAX_VALUE));
-    }
-
-    private static List<Boolean> hints(String v) {
-      return switch (v.strip().toLowerCase(Locale.ROOT)) {
-        case "on" -> List.of(true);
-        case "off" -> List.of(false);
-        case "both" -> List.of(false, true);
-        default -> throw new IllegalArgumentException("--hints must be on, off or both: " + v);
-      };
     }
   }
 }

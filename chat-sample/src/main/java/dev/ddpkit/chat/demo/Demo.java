@@ -44,6 +44,9 @@ final class Demo {
   private final List<DemoClient> clients = new ArrayList<>();
   private final Map<String, List<Integer>> members = new LinkedHashMap<>();
   private final ConcurrentLinkedQueue<long[]> arrivals = new ConcurrentLinkedQueue<>();
+  /** When each rejected client was told to come back (nanoTime). */
+  private final ConcurrentLinkedQueue<Long> appointments = new ConcurrentLinkedQueue<>();
+  private volatile double allBackAfterRestartSeconds = Double.NaN;
   private final AtomicLong killAtNanos = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong restartAtNanos = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong restartAtMillis = new AtomicLong(Long.MAX_VALUE);
@@ -109,6 +112,7 @@ final class Demo {
     await("every client back", Duration.ofSeconds(40),
         () -> clients.stream().allMatch(DemoClient::recovered));
     double recovered = secondsSince(restartAtNanos.get());
+    allBackAfterRestartSeconds = recovered;
     say("%6.1f s  all %d clients logged in again, %.1f s after the restart",
         elapsed(), o.clients, recovered);
     sleep(o.afterRestartMs);
@@ -137,7 +141,11 @@ final class Demo {
 
               @Override
               public void rejected(long epochMillis, int code, long retryAfterMillis) {
-                arrivals.add(new long[] {System.nanoTime(), 0, 1});
+                long now = System.nanoTime();
+                arrivals.add(new long[] {now, 0, 1});
+                if (retryAfterMillis > 0) {
+                  appointments.add(now + TimeUnit.MILLISECONDS.toNanos(retryAfterMillis));
+                }
               }
             })
         .build();
@@ -210,6 +218,11 @@ final class Demo {
         h.add((a[0] - restartAt) / 1_000_000, a[1], a[2]);
       }
     }
+    for (long due : appointments) {
+      if (due >= restartAt) {
+        h.appointment((due - restartAt) / 1_000_000);
+      }
+    }
     long accepted = 0;
     long rejected = 0;
     for (long v : h.accepted()) {
@@ -218,11 +231,12 @@ final class Demo {
     for (long v : h.rejected()) {
       rejected += v;
     }
-    say("reconnect wave at the server, per %d ms from the restart (# accepted, x rejected 1013):",
-        o.bucketMs);
+    say("reconnect wave at the server, per %d ms from the restart (# accepted, x rejected 1013;"
+        + " due: appointments, rejected clients told to come back then):", o.bucketMs);
     h.render(50).forEach(this::say);
     say("  total: %d accepted, %d turned away with 1013 (accept rate %d/s)", accepted, rejected,
         o.acceptRate);
+    sayLimit();
 
     int loggedIn = (int) clients.stream().filter(DemoClient::recovered).count();
     int resubscribed = stats.subscriptionsByRoom().values().stream().mapToInt(Integer::intValue).sum();
@@ -251,6 +265,23 @@ final class Demo {
     say(ok ? "RESULT: OK - nothing lost, nothing duplicated, everyone recovered (%.1f s in total)"
             : "RESULT: FAILED (%.1f s in total)", elapsed());
     return ok ? 0 : 1;
+  }
+
+  /**
+   * All-back time against the least the server allows: N/C after the restart (its bucket starts
+   * empty), D + N/C from the kill.
+   */
+  private void sayLimit() {
+    double after = allBackAfterRestartSeconds;
+    if (Double.isNaN(after) || o.acceptRate == 0) {
+      return;
+    }
+    double down = (restartAtNanos.get() - killAtNanos.get()) / 1e9;
+    double nc = (double) o.clients / o.acceptRate;
+    say("  all back %.1f s after the restart: limit N/C = %d/%d/s = %.1f s (%.2fx);"
+        + " %.1f s after the kill: limit D + N/C = %.1f + %.1f = %.1f s (%.2fx)",
+        after, o.clients, o.acceptRate, nc, after / nc, down + after, down, nc, down + nc,
+        (down + after) / (down + nc));
   }
 
   // ---- plumbing ----

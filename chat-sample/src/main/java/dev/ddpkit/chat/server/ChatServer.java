@@ -172,13 +172,53 @@ public final class ChatServer implements AutoCloseable {
    * stops listening, stops every thread and closes the store. Idempotent; blocks until done.
    */
   public void stop() {
+    shutdown(null);
+  }
+
+  /**
+   * Planned restart by appointment: the next server is expected to be ready {@code readyIn} from
+   * now and to admit this server's {@linkplain Builder#acceptRate accept rate}; see {@link
+   * #stopForRestart(Duration, int)}.
+   */
+  public void stopForRestart(Duration readyIn) {
+    stopForRestart(readyIn, cfg.acceptRate);
+  }
+
+  /**
+   * Planned restart by appointment: closes every connection at once with 1012 "service restart"
+   * and its own {@code retry-after}, the time until {@code readyIn + k / capacityAfter} for the
+   * connection in place k of the queue (oldest first; a connection that arrives meanwhile joins
+   * the end), so that N clients come back one slot each and are all back at {@code readyIn +
+   * N / capacityAfter}; then stops as {@link #stop()} does. A client that keeps its appointment
+   * finds the next server's admission (empty when it starts) with a token for it.
+   *
+   * @param readyIn the expected time from now until the next server is ready
+   * @param capacityAfter the connections per second the next server admits; 0 for all at once
+   *     (then every appointment is {@code readyIn})
+   * @throws IllegalArgumentException if {@code readyIn} is negative or {@code capacityAfter} is
+   */
+  public void stopForRestart(Duration readyIn, int capacityAfter) {
+    shutdown(new RestartPlan(readyIn, capacityAfter, cfg.ticker));
+  }
+
+  private void shutdown(RestartPlan plan) {
     if (!beginShutdown()) {
       return;
     }
     try {
-      long drainMillis = cfg.drainPeriod.toMillis();
-      handler.mode(DdpHandler.Mode.DRAINING, Math.max(1000, drainMillis));
-      drain(drainMillis);
+      if (plan == null) {
+        long drainMillis = cfg.drainPeriod.toMillis();
+        String reason = "service restart; retry-after=" + Math.max(1000, drainMillis);
+        handler.mode(DdpHandler.Mode.DRAINING, () -> reason);
+        drain(drainMillis, reason);
+      } else {
+        handler.mode(DdpHandler.Mode.DRAINING, plan::nextCloseReason);
+        List<Session> queue = handler.sessions();
+        queue.sort(java.util.Comparator.comparingLong(s -> s.seq));
+        queue.forEach(s -> handler.closeGracefully(s, 1012, plan.nextCloseReason()));
+        log.info("planned restart: {} connections given appointments from {} ms on",
+            queue.size(), plan.readyInMillis());
+      }
       awaitNoConnections(2000);
       endpoint.stopAndJoin(2000);
     } catch (InterruptedException e) {
@@ -201,7 +241,7 @@ public final class ChatServer implements AutoCloseable {
       return;
     }
     try {
-      handler.mode(DdpHandler.Mode.KILLED, 0);
+      handler.mode(DdpHandler.Mode.KILLED, () -> "killed");
       handler.sessions().forEach(s -> DdpHandler.dropAbruptly(s.conn));
       endpoint.stopAndJoin(2000);
     } catch (InterruptedException e) {
@@ -253,9 +293,8 @@ public final class ChatServer implements AutoCloseable {
     terminated.countDown();
   }
 
-  private void drain(long drainMillis) throws InterruptedException {
+  private void drain(long drainMillis, String reason) throws InterruptedException {
     List<Session> open = handler.sessions();
-    String reason = "service restart; retry-after=" + Math.max(1000, drainMillis);
     if (open.isEmpty()) {
       return;
     }
@@ -504,6 +543,7 @@ public final class ChatServer implements AutoCloseable {
     String host = "127.0.0.1";
     Path dataDir;
     int acceptRate = 0;
+    int acceptBurst = 0;
     boolean retryAfterHints = true;
     Duration heartbeatInterval = Duration.ofSeconds(25);
     Duration heartbeatTimeout = Duration.ofSeconds(15);
@@ -550,14 +590,28 @@ public final class ChatServer implements AutoCloseable {
     }
 
     /**
-     * The most new connections accepted per second; past it a connection is closed at once with
-     * 1013 and a {@code retry-after=<ms>} reason. 0 (the default) means unlimited.
+     * The most new connections accepted per second, by the {@link
+     * dev.ddpkit.reconnect.admission.Admission} token bucket (empty when the server starts); past
+     * it a connection is closed at once with 1013 and a {@code retry-after=<ms>} reason naming the
+     * next free slot, which is reserved for the client that comes back in it. 0 (the default)
+     * means unlimited.
      */
     public Builder acceptRate(int perSecond) {
       if (perSecond < 0) {
         throw new IllegalArgumentException("acceptRate must be >= 0: " + perSecond);
       }
       this.acceptRate = perSecond;
+      return this;
+    }
+
+    /**
+     * The depth of the admission bucket in connections (default 0: the same as the accept rate).
+     */
+    public Builder acceptBurst(int burst) {
+      if (burst < 0) {
+        throw new IllegalArgumentException("acceptBurst must be >= 0: " + burst);
+      }
+      this.acceptBurst = burst;
       return this;
     }
 
@@ -702,6 +756,7 @@ public final class ChatServer implements AutoCloseable {
       b.host = host;
       b.dataDir = dataDir;
       b.acceptRate = acceptRate;
+      b.acceptBurst = acceptBurst;
       b.retryAfterHints = retryAfterHints;
       b.heartbeatInterval = heartbeatInterval;
       b.heartbeatTimeout = heartbeatTimeout;

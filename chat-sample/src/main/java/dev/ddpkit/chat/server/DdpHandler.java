@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.reconnect.Ticker;
+import dev.ddpkit.reconnect.admission.Admission;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -68,6 +69,7 @@ final class DdpHandler {
   private final ChatStore store;
   private final Secrets secrets;
   private final Counters counters;
+  /** Null when every connection is accepted (no accept rate). */
   private final Admission admission;
   private final LoginLimiter limiter;
   private final DdpRateLimiter rateLimiter;
@@ -91,7 +93,8 @@ final class DdpHandler {
   /** Test hook: {@code loadMissedMessages} answers wait for this, if set. */
   private volatile CompletableFuture<Void> missedGate;
   private volatile Mode mode = Mode.OPEN;
-  private volatile long drainHintMillis;
+  /** The close reason of a connection turned away while draining. */
+  private volatile java.util.function.Supplier<String> drainReason = () -> "service restart";
   private volatile Endpoint endpoint;
 
   DdpHandler(ChatStore store, Secrets secrets, Counters counters, ChatServer.Builder cfg,
@@ -99,7 +102,13 @@ final class DdpHandler {
     this.store = store;
     this.secrets = secrets;
     this.counters = counters;
-    this.admission = new Admission(cfg.acceptRate);
+    // Built with the handler, when the server starts: its bucket is empty then.
+    this.admission = cfg.acceptRate == 0 ? null : Admission.builder()
+        .capacity(cfg.acceptRate)
+        .burst(cfg.acceptBurst == 0 ? cfg.acceptRate : cfg.acceptBurst)
+        .appointments(cfg.retryAfterHints)
+        .ticker(cfg.ticker)
+        .build();
     this.limiter = new LoginLimiter(cfg.loginFailures, cfg.loginWindow.toMillis(), 100_000);
     Ticker ticker = cfg.ticker;
     this.rateLimiter = new DdpRateLimiter(cfg.rateLimits, () -> ticker.read() / 1_000_000L);
@@ -119,8 +128,8 @@ final class DdpHandler {
     this.endpoint = endpoint;
   }
 
-  void mode(Mode mode, long drainHintMillis) {
-    this.drainHintMillis = drainHintMillis;
+  void mode(Mode mode, java.util.function.Supplier<String> drainReason) {
+    this.drainReason = drainReason;
     this.mode = mode;
   }
 
@@ -140,17 +149,19 @@ final class DdpHandler {
       return;
     }
     if (m == Mode.DRAINING) {
-      long hint = drainHintMillis;
-      conn.close(1012, "service restart; retry-after=" + hint);
+      String reason = drainReason.get();
+      conn.close(1012, reason);
+      long hint = retryAfter(reason);
       notify(() -> listener.rejected(now, 1012, hint));
       return;
     }
-    long wait = admission.admit(now);
-    if (wait > 0) {
+    Admission.Verdict v = admission == null ? null : admission.admit();
+    if (v != null && !v.admitted()) {
       counters.connectionsRejected.incrementAndGet();
       counters.rejected(now);
-      conn.close(1013,
-          retryAfterHints ? "try again later; retry-after=" + wait : "try again later");
+      // With hints the slot is reserved for whoever comes back in it; without, nothing is.
+      conn.close(1013, retryAfterHints ? v.closeReason("try again later") : "try again later");
+      long wait = v.retryAfterMillis();
       notify(() -> listener.rejected(now, 1013, wait));
       return;
     }
@@ -163,6 +174,12 @@ final class DdpHandler {
     hello.put("server_id", "0");
     send(s, hello);
     notify(() -> listener.accepted(now));
+  }
+
+  /** The {@code retry-after} of a close reason this server made, or 0. */
+  static long retryAfter(String reason) {
+    int i = reason.lastIndexOf("retry-after=");
+    return i < 0 ? 0 : Long.parseLong(reason.substring(i + "retry-after=".length()));
   }
 
   void closed(WebSocket conn, int code, boolean remote) {

@@ -9,12 +9,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code serve} command: {@code serve --port 3000 --data DIR [--seed-demo] [--accept-rate N]
- * [--heartbeat-ms N] [--drain-ms N] [--rate-limits on|off|RULES]}. Starts a {@link ChatServer}, prints its URL, and runs until
- * the JVM is asked to exit (SIGINT or SIGTERM), when a shutdown hook drains it gracefully.
+ * [--accept-burst N] [--heartbeat-ms N] [--drain-ms N] [--restart-in-ms N]
+ * [--rate-limits on|off|RULES]}. Starts a {@link ChatServer}, prints its URL, and runs until the
+ * JVM is asked to exit (SIGINT or SIGTERM), when a shutdown hook drains it gracefully; with
+ * {@code --restart-in-ms N} the drain is a planned restart by appointment ({@link
+ * ChatServer#stopForRestart}): every client is told to come back at N ms plus its place in the
+ * queue at the accept rate.
  */
 public final class ServeCommand {
   private static final String USAGE = "usage: serve --port N --data DIR [--seed-demo]"
-      + " [--accept-rate N] [--heartbeat-ms N] [--drain-ms N]"
+      + " [--accept-rate N] [--accept-burst N] [--heartbeat-ms N] [--drain-ms N]"
+      + " [--restart-in-ms N]"
       + " [--rate-limits on|off|login=5/10s,method=10/10s,stream=40/10s,send=5/1s]";
 
   private ServeCommand() {}
@@ -52,6 +57,7 @@ public final class ServeCommand {
   static int run(String[] args, PrintStream out, PrintStream err, CountDownLatch stopSignal) {
     ChatServer.Builder b = ChatServer.builder().port(3000);
     boolean seed = false;
+    Duration restartIn = null;
     try {
       CommandLine c = CommandLine.of(args);
       while (c.hasNext()) {
@@ -60,6 +66,8 @@ public final class ServeCommand {
           case "--data" -> b.dataDir(Path.of(c.value()));
           case "--seed-demo" -> seed = c.flag();
           case "--accept-rate" -> b.acceptRate(c.intValue());
+          case "--accept-burst" -> b.acceptBurst(c.intValue());
+          case "--restart-in-ms" -> restartIn = Duration.ofMillis(c.longValue(0, Long.MAX_VALUE));
           case "--heartbeat-ms" -> b.heartbeatInterval(Duration.ofMillis(c.longValue()));
           case "--drain-ms" -> b.drainPeriod(Duration.ofMillis(c.longValue()));
           case "--host" -> b.host(c.value());
@@ -93,13 +101,18 @@ public final class ServeCommand {
       out.println("chat server listening on " + server.url());
       out.flush();
       stopSignal.await();
-      out.println("draining...");
+      out.println(restartIn == null ? "draining..."
+          : "planned restart: clients come back from " + restartIn.toMillis() + " ms on");
       return 0;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 0;
     } finally {
-      server.stop();
+      if (restartIn == null) {
+        server.stop();
+      } else {
+        server.stopForRestart(restartIn);
+      }
       out.println("chat server stopped");
       out.flush();
     }

@@ -54,6 +54,32 @@ class RealHerdSmokeTest {
         .doesNotContain("token bucket").endsWith("</svg>\n");
   }
 
+  /**
+   * {@code --planned} with a bare {@code --hints}, as {@code herd} takes them: every client is
+   * closed with its own appointment, and comes back at it, no earlier, with about one dial.
+   */
+  @Test
+  void aPlannedRestartBringsEveryoneBackByAppointment(@TempDir Path dir) throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status =
+        Main.run(
+            new String[] {"herd", "--real", "--clients", "20", "--capacity", "10",
+                "--downtime-ms", "1000", "--policy", "rfc", "--hints", "--planned",
+                "--cap-ms", "20000", "--json"},
+            new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    String text = out.toString(StandardCharsets.UTF_8);
+
+    assertThat(status).as("stderr: %s", err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(text).contains("--policy rfc --hints on --planned", "restarted as planned");
+    String json = text.lines().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
+    assertThat(intOf(json, "clientsBack")).isEqualTo(20);
+    // The last in the queue is told D + 20/C = 3 s; an RFC client would otherwise be back at 1-1.5 s.
+    assertThat(intOf(json, "maxMs")).isGreaterThanOrEqualTo(2900);
+    assertThat(intOf(json, "dials")).as("about one dial each").isLessThanOrEqualTo(30);
+  }
+
   private static long intOf(String json, String key) {
     Matcher m = Pattern.compile(String.format(JSON_INT.pattern(), key)).matcher(json);
     assertThat(m.find()).as("%s in %s", key, json).isTrue();

@@ -20,4 +20,21 @@ class ArrivalHistogramTest {
             "  +  0.2 s  accepted    0  rejected    0  ",
             "  +  0.4 s  accepted    5  rejected    0  #");
   }
+
+  /** The demo's wave chart shows when the rejected clients were told to come back. */
+  @Test
+  void appointmentsGetADueColumn() {
+    ArrivalHistogram h = new ArrivalHistogram(500);
+    h.add(100, 2, 2);
+    h.appointment(600);
+    h.appointment(900);
+    h.appointment(1_200);
+    h.add(700, 2, 0);
+    assertThat(h.appointments()).containsExactly(0, 2, 1);
+    assertThat(h.render(4))
+        .containsExactly(
+            "  +  0.0 s  accepted    2  rejected    2  due    0  ##xx",
+            "  +  0.5 s  accepted    2  rejected    0  due    2  ##",
+            "  +  1.0 s  accepted    0  rejected    0  due    1  ");
+  }
 }

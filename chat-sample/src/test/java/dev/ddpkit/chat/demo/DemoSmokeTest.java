@@ -36,6 +36,9 @@ class DemoSmokeTest {
     assertThat(code).as("exit status; stdout:%n%s%nstderr:%n%s", printed,
         err.toString(StandardCharsets.UTF_8)).isZero();
     assertThat(printed).contains("RESULT: OK - nothing lost, nothing duplicated");
+    // The accounting sets the all-back time against the least the accept rate allows.
+    assertThat(printed).containsPattern("all back [0-9.]+ s after the restart: limit N/C = 20/100/s"
+        + " = 0\\.2 s \\([0-9.]+x\\); [0-9.]+ s after the kill: limit D \\+ N/C");
     assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
     await("the demo's server and socket threads to end").atMost(15, SECONDS)
         .until(() -> leftoverThreads().isEmpty());

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
@@ -17,58 +18,50 @@ import org.junit.jupiter.api.Timeout;
 class AdmissionAndDrainTest extends ServerTestSupport {
   private static final Pattern HINT = Pattern.compile("retry-after=(\\d+)");
 
+  /**
+   * On real sockets, with the admission on virtual time: every dial past the (empty) bucket is
+   * closed with 1013 and its own slot, spaced at the accept rate, and a dial in the first slot is
+   * admitted on its reservation and served.
+   */
   @Test
-  void connectionsPastTheAcceptRateAreClosedWith1013AndAHint() throws Exception {
+  void connectionsPastTheAcceptRateAreClosedWith1013AndTheirOwnSlot() throws Exception {
+    AtomicLong nanos = new AtomicLong();
     List<Long> accepted = new CopyOnWriteArrayList<>();
-    ChatServer s = startSeeded(b -> b.acceptRate(2).connectionListener(new ConnectionListener() {
-      @Override
-      public void accepted(long epochMillis) {
-        accepted.add(epochMillis);
-      }
-    }));
+    ChatServer s = startSeeded(b -> b.acceptRate(2).ticker(nanos::get)
+        .connectionListener(new ConnectionListener() {
+          @Override
+          public void accepted(long epochMillis) {
+            accepted.add(epochMillis);
+          }
+        }));
     List<DdpPeer> peers = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
       peers.add(track(DdpPeer.open(s.url())));
     }
     Awaitility.await().atMost(10, SECONDS)
-        .until(() -> s.stats().connectionsOpened() + s.stats().connectionsRejected() == 12);
-    long rejectedCount = s.stats().connectionsRejected();
-    Awaitility.await().atMost(10, SECONDS)
-        .until(() -> peers.stream().filter(DdpPeer::isClosed).count() == rejectedCount);
-    List<DdpPeer> rejected = new ArrayList<>();
-    List<DdpPeer> admitted = new ArrayList<>();
-    for (DdpPeer p : peers) {
-      (p.isClosed() ? rejected : admitted).add(p);
-    }
-    for (DdpPeer p : admitted) {
-      assertThat(p.next().path("server_id").asText()).isEqualTo("0");
-    }
-    // 12 dials take well under a second or two: at most two windows of 2 accepts.
-    assertThat(admitted.size()).isBetween(2, 4);
-    assertThat(rejected).hasSize(12 - admitted.size());
-    assertThat(s.stats().connectionsRejected()).isEqualTo(rejected.size());
-    assertThat(accepted).hasSize(admitted.size());
-    assertThat(s.stats().acceptsPerSecond().values().stream().mapToInt(Integer::intValue).sum())
-        .isEqualTo(admitted.size());
-    assertThat(s.stats().rejectsPerSecond().values().stream().mapToInt(Integer::intValue).sum())
-        .isEqualTo(rejected.size());
+        .until(() -> s.stats().connectionsRejected() == 12);
     List<Long> hints = new ArrayList<>();
-    for (DdpPeer p : rejected) {
+    for (DdpPeer p : peers) {
       assertThat(p.awaitClose()).isEqualTo(1013);
       Matcher m = HINT.matcher(p.closeReason);
       assertThat(m.find()).as("reason %s", p.closeReason).isTrue();
       hints.add(Long.parseLong(m.group(1)));
     }
-    // Hints are spread at the accept rate: they span about (rejected - 1) / rate seconds.
     hints.sort(null);
-    assertThat(hints.get(hints.size() - 1) - hints.get(0))
-        .isGreaterThanOrEqualTo((rejected.size() - 1) * 500L - 1000);
+    List<Long> slots = new ArrayList<>();
+    for (int i = 1; i <= 12; i++) {
+      slots.add(500L * i);
+    }
+    assertThat(hints).isEqualTo(slots);
+    assertThat(s.stats().rejectsPerSecond().values().stream().mapToInt(Integer::intValue).sum())
+        .isEqualTo(12);
+    assertThat(accepted).isEmpty();
 
-    // The server is up and serves the accepted connections.
-    DdpPeer ok = admitted.get(0);
-    ok.send(DdpPeer.connectFrame("1"));
-    ok.next("connected");
+    nanos.addAndGet(Duration.ofMillis(500).toNanos());
+    DdpPeer ok = track(DdpPeer.connect(s.url()));
     assertThat(ok.call("login", DdpPeer.loginParams("alice", "alice-pw")).has("result")).isTrue();
+    assertThat(accepted).hasSize(1);
+    assertThat(s.stats().connectionsOpened()).isEqualTo(1);
   }
 
   @Test
@@ -92,6 +85,45 @@ class AdmissionAndDrainTest extends ServerTestSupport {
     assertThat(Duration.ofNanos(lastClose - firstClose))
         .as("closes spread over the drain period, not all at once")
         .isGreaterThan(Duration.ofMillis(600));
+  }
+
+  /**
+   * A planned restart: every connection is closed at once with 1012 and its own appointment, the
+   * expected time until the next server is ready plus its place in the queue at the next
+   * server's rate, oldest connection first.
+   */
+  @Test
+  void stopForRestartGivesEveryConnectionItsOwnAppointment() throws Exception {
+    AtomicLong nanos = new AtomicLong();
+    ChatServer s = startSeeded(b -> b.ticker(nanos::get));
+    List<DdpPeer> peers = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      peers.add(connect(s)); // connected one after the other: this is the queue's order
+    }
+    s.stopForRestart(Duration.ofMillis(3000), 100);
+    List<Long> hints = new ArrayList<>();
+    for (DdpPeer p : peers) {
+      assertThat(p.awaitClose()).isEqualTo(1012);
+      assertThat(p.closeReason).startsWith("service restart");
+      Matcher m = HINT.matcher(p.closeReason);
+      assertThat(m.find()).as("reason %s", p.closeReason).isTrue();
+      hints.add(Long.parseLong(m.group(1)));
+    }
+    assertThat(hints).containsExactly(3010L, 3020L, 3030L, 3040L, 3050L, 3060L, 3070L, 3080L,
+        3090L, 3100L);
+  }
+
+  @Test
+  void stopForRestartCountsTheAppointmentsFromTheStartOfTheDrain() {
+    AtomicLong nanos = new AtomicLong();
+    RestartPlan plan = new RestartPlan(Duration.ofMillis(2000), 50, nanos::get);
+    assertThat(plan.nextCloseReason()).isEqualTo("service restart; retry-after=2020");
+    nanos.addAndGet(Duration.ofMillis(15).toNanos());
+    assertThat(plan.nextCloseReason()).isEqualTo("service restart; retry-after=2025");
+    RestartPlan allAtOnce = new RestartPlan(Duration.ofMillis(2000), 0, nanos::get);
+    assertThat(allAtOnce.nextCloseReason()).isEqualTo("service restart; retry-after=2000");
+    assertThat(allAtOnce.nextCloseReason()).isEqualTo("service restart; retry-after=2000");
+    assertThat(allAtOnce.places()).isEqualTo(2);
   }
 
   @Test

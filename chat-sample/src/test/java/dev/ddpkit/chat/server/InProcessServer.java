@@ -126,6 +126,8 @@ final class InProcessServer implements AutoCloseable {
     volatile boolean closed;
     /** The close code the server asked for, or 0. */
     volatile int closeCode;
+    /** The close reason the server gave, or null. */
+    volatile String closeReason;
 
     /** The text frames sent so far, in order. */
     synchronized List<String> sent() {
@@ -144,6 +146,7 @@ final class InProcessServer implements AutoCloseable {
     public synchronized void close(int code, String message) {
       if (closeCode == 0) {
         closeCode = code;
+        closeReason = message;
       }
     }
 

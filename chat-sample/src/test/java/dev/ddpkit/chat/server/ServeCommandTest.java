@@ -60,4 +60,29 @@ class ServeCommandTest {
     assertThat(buf.toString(StandardCharsets.UTF_8)).contains("seeded users")
         .contains("chat server stopped");
   }
+
+  @Test
+  void restartInMakesTheDrainAPlannedRestartByAppointment() throws Exception {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(buf, true, StandardCharsets.UTF_8);
+    CountDownLatch stop = new CountDownLatch(1);
+    CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> ServeCommand.run(
+        new String[] {"--port", "0", "--data", dir.toString(), "--seed-demo",
+            "--accept-rate", "100", "--restart-in-ms", "1500"}, out, out, stop));
+    Pattern url = Pattern.compile("listening on (ws://\\S+)");
+    Awaitility.await().atMost(10, SECONDS)
+        .until(() -> url.matcher(buf.toString(StandardCharsets.UTF_8)).find());
+    Matcher m = url.matcher(buf.toString(StandardCharsets.UTF_8));
+    assertThat(m.find()).isTrue();
+    try (DdpPeer p = DdpPeer.connect(m.group(1))) {
+      stop.countDown();
+      assertThat(exit.get(10, SECONDS)).isZero();
+      assertThat(p.awaitClose()).isEqualTo(1012);
+      // The first in the queue: 1500 ms + 1/100 s, less the moments the close took.
+      Matcher hint = Pattern.compile("retry-after=(\\d+)").matcher(p.closeReason);
+      assertThat(hint.find()).as("reason %s", p.closeReason).isTrue();
+      assertThat(Long.parseLong(hint.group(1))).isBetween(1000L, 1510L);
+    }
+    assertThat(buf.toString(StandardCharsets.UTF_8)).contains("planned restart");
+  }
 }

@@ -4,40 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The pure parts: admission arithmetic, the login limiter, secrets, builder validation. */
+/** The pure parts: the login limiter, secrets, builder validation. */
 class UnitsTest {
-
-  @Test
-  void admissionAcceptsRatePerSecondThenSpacesTheHintsAtTheRate() {
-    Admission a = new Admission(2);
-    List<Long> answers = new ArrayList<>();
-    for (int i = 0; i < 5; i++) {
-      answers.add(a.admit(10_250));
-    }
-    // Two accepted; the next ones come back at 11.0 s, 11.5 s, 12.0 s.
-    assertThat(answers).containsExactly(0L, 0L, 750L, 1250L, 1750L);
-    // In the next second two more are accepted, then the queue of slots goes on from 12.5 s.
-    assertThat(a.admit(11_000)).isZero();
-    assertThat(a.admit(11_100)).isZero();
-    assertThat(a.admit(11_200)).isEqualTo(1300L);
-    // Once the handed-out slots are in the past, hints restart from the next second.
-    assertThat(a.admit(20_000)).isZero();
-    assertThat(a.admit(20_001)).isZero();
-    assertThat(a.admit(20_002)).isEqualTo(998L);
-  }
-
-  @Test
-  void admissionZeroMeansUnlimited() {
-    Admission a = new Admission(0);
-    for (int i = 0; i < 10_000; i++) {
-      assertThat(a.admit(5)).isZero();
-    }
-    assertThatThrownBy(() -> new Admission(-1)).isInstanceOf(IllegalArgumentException.class);
-  }
 
   @Test
   void loginLimiterCountsFailuresInASlidingWindow() {
@@ -101,6 +71,8 @@ class UnitsTest {
         .hasMessageContaining("drainPeriod");
     assertThatThrownBy(() -> b.tokenTtl(Duration.ZERO)).hasMessageContaining("tokenTtl");
     assertThatThrownBy(() -> b.maxFrameBytes(10)).hasMessageContaining("maxFrameBytes");
+    assertThatThrownBy(() -> b.acceptRate(-1)).hasMessageContaining("acceptRate");
+    assertThatThrownBy(() -> b.acceptBurst(-1)).hasMessageContaining("acceptBurst");
     assertThatThrownBy(() -> b.host(" ")).hasMessageContaining("host");
     assertThatThrownBy(() -> b.dataDir(null)).hasMessageContaining("dataDir");
     assertThatThrownBy(() -> b.loginRateLimit(0, Duration.ofSeconds(1)))

@@ -209,7 +209,9 @@ public final class WebSocketTransportFactory implements TransportFactory {
         log.debug("error while closing", e);
       }
       if (s != null && !client.isOpen()) {
-        closeQuietly(s); // still dialing or in the handshake: abort it
+        // Still dialing, in the handshake, or a writer stuck on a peer that stopped reading: a TLS
+        // close could wait for that writer, so it runs on the closer, never on the caller's thread.
+        SocketCloser.shared().close(s);
       }
     }
 
@@ -224,7 +226,7 @@ public final class WebSocketTransportFactory implements TransportFactory {
         s = socket;
       }
       if (s != null) {
-        closeQuietly(s); // the last resort: unblock the read thread
+        SocketCloser.shared().close(s); // the last resort: unblock the read thread
       }
       return ended.await(Math.max(1, timeout.toNanos() / 2), TimeUnit.NANOSECONDS)
           && awaitReader(System.nanoTime() + timeout.toNanos() / 2)
@@ -258,14 +260,6 @@ public final class WebSocketTransportFactory implements TransportFactory {
         TimeUnit.NANOSECONDS.timedJoin(w, left);
       }
       return !w.isAlive();
-    }
-
-    private static void closeQuietly(Socket s) {
-      try {
-        s.close();
-      } catch (IOException e) {
-        log.debug("error closing socket", e);
-      }
     }
 
     /** Records the socket so that a dial in progress can be aborted by closing it. */

@@ -35,6 +35,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@link Mode#REFUSE}</td><td>accepted then reset at once</td><td>forwards</td></tr>
  *   <tr><td>{@link Mode#HANG_ON_ACCEPT}</td><td>accepted, never dialed, silent for its whole
  *       life</td><td>silent</td></tr>
+ *   <tr><td>{@link Mode#STALL}</td><td>dials the target, reads nothing</td><td>reads
+ *       nothing</td></tr>
  * </table>
  *
  * <p><b>Silent</b> means: nothing is forwarded in either direction and nothing is closed. Bytes that
@@ -77,7 +79,13 @@ public final class FaultProxy implements AutoCloseable {
      */
     REFUSE,
     /** New connections are accepted and never answered (no dial, nothing sent); existing go silent. */
-    HANG_ON_ACCEPT
+    HANG_ON_ACCEPT,
+    /**
+     * A peer that stopped reading: nothing is read in either direction (at most the chunk a reader
+     * was already waiting for), nothing is closed, so the senders' buffers fill and their writes
+     * block. Back to {@link Mode#PASS}, the held bytes flow again.
+     */
+    STALL
   }
 
   private static final Logger LOG = LoggerFactory.getLogger(FaultProxy.class);
@@ -297,7 +305,19 @@ public final class FaultProxy implements AutoCloseable {
   /** Whether existing connections forward bytes in the current mode. */
   boolean forwarding() {
     Mode current = mode;
-    return current == Mode.PASS || current == Mode.REFUSE;
+    return current == Mode.PASS || current == Mode.REFUSE || current == Mode.STALL;
+  }
+
+  /** Blocks while the proxy is in {@link Mode#STALL}, unless {@code connection} is closed. */
+  void awaitReading(ProxyConnection connection) throws InterruptedException {
+    lock.lock();
+    try {
+      while (mode == Mode.STALL && !connection.isClosed()) {
+        modeChanged.await();
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Blocks until existing connections forward again or {@code connection} is closed. */

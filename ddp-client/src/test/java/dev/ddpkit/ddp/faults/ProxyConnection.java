@@ -193,6 +193,7 @@ final class ProxyConnection {
       try {
         InputStream in = source.getInputStream();
         while (true) {
+          proxy.awaitReading(ProxyConnection.this);
           int n = in.read(buffer);
           if (n < 0) {
             enqueue(Chunk.Kind.EOF, null);

@@ -30,10 +30,12 @@ import java.util.function.LongSupplier;
  * and is given a later one; the server still admits one client per slot.
  *
  * <p><b>The bound.</b> Reserved tokens that have come due but are not yet claimed stay in the
- * bucket and count toward its depth, and the claim window is shorter than {@code burst/capacity},
- * so at most {@code burst} tokens are ever waiting: in any window of W seconds at most {@code
- * burst + capacity * W} dials are admitted; after a herd drains the bucket, {@code capacity * W}
- * plus what was waiting.
+ * bucket and count toward its depth: free tokens overflow first, a promise never does. So at most
+ * {@code max(burst, capacity * claimWindow + 1)} tokens are ever waiting, and in any window of W
+ * seconds at most that plus {@code capacity * W} dials are admitted: {@code burst + capacity * W}
+ * when the claim window is shorter than {@code burst / capacity}. In a herd, whose queue keeps the
+ * bucket empty, that is {@code capacity * W} plus the due slots whose clients are still on their
+ * way (a client late by u claims a token that came due u earlier).
  *
  * <p>With {@linkplain Builder#appointments(boolean) appointments off} it is the plain token bucket:
  * a rejection reserves nothing (for a server that sends no hint, so that nobody would come back in
@@ -70,7 +72,7 @@ public final class Admission {
   private Admission(Builder b) {
     this.capacity = b.capacity;
     this.burstUnits = b.burst * TOKEN;
-    this.claimNanos = b.claimWindow().toNanos();
+    this.claimNanos = b.claimWindow.toNanos();
     this.appointments = b.appointments;
     this.ticker = b.ticker;
     this.asOf = ticker.read();
@@ -249,12 +251,15 @@ public final class Admission {
   public static final class Builder {
     /** The most connections per second an admission can be built for. */
     public static final int MAX_CAPACITY = 1_000_000;
-    /** The longest default claim window. */
-    public static final Duration DEFAULT_MAX_CLAIM_WINDOW = Duration.ofSeconds(1);
+    /**
+     * The default claim window: longer than a client's spread after an appointment ({@code
+     * ReconnectionManager}'s is at most 250 ms) plus a round trip.
+     */
+    public static final Duration DEFAULT_CLAIM_WINDOW = Duration.ofMillis(500);
 
     private int capacity;
     private int burst; // 0: same as capacity
-    private Duration claimWindow; // null: half the bucket's depth in time, at most 1 s
+    private Duration claimWindow = DEFAULT_CLAIM_WINDOW;
     private boolean appointments = true;
     private Ticker ticker = Ticker.systemTicker();
 
@@ -279,9 +284,9 @@ public final class Admission {
     }
 
     /**
-     * Sets how long after its slot a reservation waits to be claimed before it is released; it
-     * must be shorter than {@code burst / capacity} (default: half of that, at most 1 s). A client
-     * should come back within it: its spread after the hint must fit.
+     * Sets how long after its slot a reservation waits to be claimed before it is released
+     * (default {@link #DEFAULT_CLAIM_WINDOW}). A client's spread after the hint must fit in it;
+     * up to {@code capacity} times it, due slots may wait at once (see the bound above).
      */
     public Builder claimWindow(Duration window) {
       Objects.requireNonNull(window, "claimWindow");
@@ -319,8 +324,7 @@ public final class Admission {
     /**
      * Returns the admission, its bucket empty from now on.
      *
-     * @throws IllegalStateException if the capacity is not set or the claim window is not shorter
-     *     than {@code burst / capacity}
+     * @throws IllegalStateException if the capacity is not set
      */
     public Admission build() {
       if (capacity == 0) {
@@ -329,24 +333,7 @@ public final class Admission {
       if (burst == 0) {
         burst = capacity;
       }
-      Duration w = claimWindow();
-      if (w.toNanos() >= burstNanos()) {
-        throw new IllegalStateException(
-            "claimWindow (" + w.toMillis() + " ms) must be shorter than burst/capacity ("
-                + burst + "/" + capacity + " s): reserved slots would pile up past the burst");
-      }
       return new Admission(this);
-    }
-
-    private long burstNanos() {
-      return ceilDiv((burst == 0 ? capacity : burst) * TOKEN, capacity);
-    }
-
-    private Duration claimWindow() {
-      if (claimWindow != null) {
-        return claimWindow;
-      }
-      return Duration.ofNanos(Math.min(DEFAULT_MAX_CLAIM_WINDOW.toNanos(), burstNanos() / 2));
     }
   }
 }

@@ -64,7 +64,31 @@ public final class HerdReport {
                 r.policyName(), r.clientsBack(), c.clients(), seconds(c.horizon().toMillis())));
       }
     }
+    if (c.hints() || c.planned()) {
+      appointments(sb, results, c);
+    }
     return sb.toString();
+  }
+
+  /** The figures of the hint protocol: against the limit, dials the server answered, peak admits. */
+  private static void appointments(StringBuilder sb, List<HerdResult> results, HerdConfig c) {
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "%nAppointments kept: 100%% back against the limit, dials the server answered (admitted"
+                + " or 1013) per client, most admitted in any 1 s window (C = %d):%n",
+            c.capacity()));
+    for (HerdResult r : results) {
+      String ratio =
+          r.complete()
+              ? String.format(Locale.ROOT, "%.2fx", (double) r.maxMs().getAsLong() / c.limitMillis())
+              : "-";
+      sb.append(
+          String.format(
+              Locale.ROOT, "%-14s %9s %6.2f answered/client %6s admitted/s%n", r.policyName(), ratio,
+              r.answeredPerClient(),
+              r.peakAcceptedPerSecond() < 0 ? "-" : Integer.toString(r.peakAcceptedPerSecond())));
+    }
   }
 
   /**
@@ -184,6 +208,11 @@ public final class HerdReport {
     if (c.planned()) {
       // Only when set, so that the figures of a drop stay byte-identical to before the mode.
       field(sb, "planned", true);
+    }
+    if (c.hints() || c.planned()) {
+      // The figures of the hint protocol; absent without it, for the same reason.
+      field(sb, "answeredPerClient", String.format(Locale.ROOT, "%.3f", r.answeredPerClient()));
+      field(sb, "peakAcceptedPerSecond", r.peakAcceptedPerSecond());
     }
     field(sb, "seed", c.seed());
     field(sb, "burst", c.burst());

@@ -21,6 +21,8 @@ import java.util.OptionalLong;
  * @param peakPerSecond the most dials the server had to answer (accepted plus 1013) in any window
  *     of one second (windows slide by 1 ms)
  * @param peakPerSecondDown the most dials refused in any one second while the server was down
+ * @param peakAcceptedPerSecond the most dials admitted in any window of one second (windows slide
+ *     by 1 ms), or -1 where it was not measured
  * @param buckets the dials per bucket, from t=0 to the bucket of the last dial
  */
 public record HerdResult(
@@ -35,6 +37,7 @@ public record HerdResult(
     long accepted,
     int peakPerSecond,
     int peakPerSecondDown,
+    int peakAcceptedPerSecond,
     List<HerdBucket> buckets) {
 
   /** Validates and copies the components. */
@@ -44,6 +47,33 @@ public record HerdResult(
     Objects.requireNonNull(p99Ms, "p99Ms");
     Objects.requireNonNull(maxMs, "maxMs");
     buckets = List.copyOf(buckets);
+  }
+
+  /** A result whose peak of admissions per second was not measured (-1). */
+  public HerdResult(
+      HerdConfig config,
+      int clientsBack,
+      OptionalLong p50Ms,
+      OptionalLong p99Ms,
+      OptionalLong maxMs,
+      long dials,
+      long refused,
+      long rejected,
+      long accepted,
+      int peakPerSecond,
+      int peakPerSecondDown,
+      List<HerdBucket> buckets) {
+    this(
+        config, clientsBack, p50Ms, p99Ms, maxMs, dials, refused, rejected, accepted,
+        peakPerSecond, peakPerSecondDown, -1, buckets);
+  }
+
+  /**
+   * Returns the dials the server answered (admitted or 1013) per client: the dials that reached
+   * it once it was up. Without the 1006 refusals of the downtime, which no hint can prevent.
+   */
+  public double answeredPerClient() {
+    return (double) (accepted + rejected) / config.clients();
   }
 
   /** Returns whether every client was back before the horizon. */

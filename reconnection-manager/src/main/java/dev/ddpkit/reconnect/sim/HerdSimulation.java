@@ -211,6 +211,7 @@ public final class HerdSimulation {
         acceptedPerMs.sum(),
         peakPerSecond(rejectedPerMs, acceptedPerMs),
         peakPerSecond(refusedPerMs, new Counts()),
+        peakPerSecond(acceptedPerMs, new Counts()),
         buckets());
   }
 

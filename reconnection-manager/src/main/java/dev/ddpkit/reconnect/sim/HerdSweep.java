@@ -8,6 +8,11 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 
 /**
@@ -122,7 +127,7 @@ public final class HerdSweep {
   /** Returns the curves of the sweep, in order; the RFC preset is among them. */
   public static List<Curve> curves() {
     List<Curve> curves = new ArrayList<>();
-    grid(curves, "rfc", HerdSweep::rfc);
+    grid(curves, "rfc", Backoff::rfc);
     grid(curves, "full-jitter", Backoff::fullJitter);
     grid(curves, "proportional", (base, cap) -> Backoff.proportional(base, cap, 0.25));
     for (Duration d : FIXED) {
@@ -146,30 +151,58 @@ public final class HerdSweep {
   }
 
   /**
-   * The RFC's shape scaled: {@code min(cap, base * 2^(n-1))} plus {@code U(0, 0.5)} of it.
-   * (Backoff.rfc(base, cap) once the library has it.)
+   * Runs {@code scenario} for every curve of {@link #curves()}, the curves in parallel on up to
+   * {@code threads} threads ({@code herd-sweep-N}, stopped before this returns): each run has its
+   * own virtual clock, so the result does not depend on how many.
    */
-  private static Backoff rfc(Duration base, Duration cap) {
-    long baseMs = base.toMillis();
-    long capMs = cap.toMillis();
-    return (attempt, sample) -> {
-      long d = Math.min(capMs, baseMs << Math.min(attempt - 1, 30));
-      return Duration.ofMillis(Math.round(d * (1 + 0.5 * sample)));
-    };
+  public static Result run(HerdConfig scenario, int threads) {
+    if (threads < 1) {
+      throw new IllegalArgumentException("threads must be 1 or more: " + threads);
+    }
+    List<Curve> curves = curves();
+    AtomicInteger named = new AtomicInteger();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            Math.min(threads, curves.size()),
+            task -> {
+              Thread t = new Thread(task, "herd-sweep-" + named.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    try {
+      List<Future<HerdResult>> runs = new ArrayList<>();
+      for (Curve c : curves) {
+        runs.add(pool.submit(() -> HerdSimulation.run(scenario, c.backoff())));
+      }
+      List<Point> points = new ArrayList<>();
+      Point rfc = null;
+      for (int i = 0; i < curves.size(); i++) {
+        Point p = new Point(curves.get(i), get(runs.get(i)));
+        points.add(p);
+        if (p.curve() == RFC_PRESET) {
+          rfc = p;
+        }
+      }
+      return new Result(scenario, points, front(points), rfc);
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
-  /** Runs {@code scenario} for every curve of {@link #curves()}. */
+  /** Runs the sweep on as many threads as there are processors. */
   public static Result run(HerdConfig scenario) {
-    List<Point> points = new ArrayList<>();
-    Point rfc = null;
-    for (Curve c : curves()) {
-      Point p = new Point(c, HerdSimulation.run(scenario, c.backoff()));
-      points.add(p);
-      if (c == RFC_PRESET) {
-        rfc = p;
-      }
+    return run(scenario, Runtime.getRuntime().availableProcessors());
+  }
+
+  private static HerdResult get(Future<HerdResult> run) {
+    try {
+      return run.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("sweep interrupted", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("a sweep run failed: " + e.getCause(), e.getCause());
     }
-    return new Result(scenario, points, front(points), rfc);
   }
 
   /** The points no other point dominates, fastest first (then fewest dials, then gentlest). */

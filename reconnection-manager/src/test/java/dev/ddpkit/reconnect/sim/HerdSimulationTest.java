@@ -170,4 +170,49 @@ class HerdSimulationTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unknown policy ''");
   }
+
+  @ParameterizedTest
+  @EnumSource(
+      value = HerdPolicy.class,
+      names = {"FIXED", "RFC", "FULL_JITTER"})
+  void aPlannedRestartBringsEveryClientBackWithOneDialAtItsAppointment(HerdPolicy policy) {
+    HerdConfig config =
+        HerdConfig.builder()
+            .clients(2_000)
+            .capacity(500)
+            .downtime(Duration.ofSeconds(2))
+            .policy(policy)
+            .planned(true)
+            .build();
+
+    HerdResult r = HerdSimulation.run(config);
+
+    assertThat(r.complete()).isTrue();
+    // Each client is told D + its place at C/s and comes back then: one dial, never refused
+    // while down, never turned away.
+    assertThat(r.dials()).isEqualTo(2_000);
+    assertThat(r.refused()).isZero();
+    assertThat(r.rejected()).isZero();
+    // C a second, plus the slots of clients late by their spread (at most 250 ms of slots).
+    assertThat(r.peakAcceptedPerSecond()).isLessThanOrEqualTo(500 + 125);
+    // Nobody can be back before D + N/C = 6 s; the last comes within its spread after it.
+    assertThat(r.maxMs().orElseThrow()).isBetween(6_000L, 6_000L + 250 + 1);
+  }
+
+  @Test
+  void withoutAPlanTheSameOutageCutsEveryConnectionAndTheClientsRetryOnTheirCurve() {
+    HerdConfig planned =
+        HerdConfig.builder()
+            .clients(2_000)
+            .capacity(500)
+            .downtime(Duration.ofSeconds(2))
+            .policy(HerdPolicy.RFC)
+            .planned(true)
+            .build();
+
+    HerdResult cut = HerdSimulation.run(planned.toBuilder().planned(false).build());
+
+    assertThat(cut.refused()).isPositive();
+    assertThat(cut.dials()).isGreaterThan(2_000);
+  }
 }

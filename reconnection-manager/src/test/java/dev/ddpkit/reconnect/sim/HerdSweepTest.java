@@ -88,9 +88,9 @@ class HerdSweepTest {
   }
 
   @Test
-  void aSweepIsAPureFunctionOfTheScenario() {
-    HerdSweep.Result a = HerdSweep.run(TINY);
-    HerdSweep.Result b = HerdSweep.run(TINY);
+  void aSweepIsAPureFunctionOfTheScenarioWhateverTheThreads() {
+    HerdSweep.Result a = HerdSweep.run(TINY, 1);
+    HerdSweep.Result b = HerdSweep.run(TINY, 3);
 
     assertThat(b.points().stream().map(HerdSweep.Point::result).toList())
         .isEqualTo(a.points().stream().map(HerdSweep.Point::result).toList());
