@@ -15,6 +15,8 @@ import java.util.function.DoubleSupplier;
  * stateful manager between two clients was the trap this replaces.
  */
 public final class ReconnectPolicy {
+  // Immutable: one instance for every builder (a herd builds 100,000 managers).
+  private static final ClosePolicy DDP = ClosePolicy.ddp();
   private static final ReconnectPolicy DEFAULTS = new Builder().build();
 
   private final Backoff backoff;
@@ -50,14 +52,16 @@ public final class ReconnectPolicy {
 
   /** Returns a builder starting from this policy. */
   public Builder toBuilder() {
-    return new Builder()
-        .backoff(backoff)
-        .closePolicy(closePolicy)
-        .stableAfter(stableAfter)
-        .maxAttempts(maxAttempts)
-        .hintSpread(hintSpread)
-        .maxHintSpread(maxHintSpread)
-        .hintMinimum(hintMinimum);
+    // Every value was validated when this policy was built: copied as they are.
+    Builder b = new Builder();
+    b.backoff = backoff;
+    b.closePolicy = closePolicy;
+    b.stableAfter = stableAfter;
+    b.maxAttempts = maxAttempts;
+    b.hintSpread = hintSpread;
+    b.maxHintSpread = maxHintSpread;
+    b.hintMinimum = hintMinimum;
+    return b;
   }
 
   /**
@@ -139,7 +143,7 @@ public final class ReconnectPolicy {
   /** Builds a {@link ReconnectPolicy}: every default is set here and validated at its setter. */
   public static final class Builder {
     private Backoff backoff = Backoff.rfc();
-    private ClosePolicy closePolicy = ClosePolicy.ddp();
+    private ClosePolicy closePolicy = DDP;
     private Duration stableAfter = Duration.ofSeconds(10);
     private int maxAttempts;
     private double hintSpread = 0.2;
