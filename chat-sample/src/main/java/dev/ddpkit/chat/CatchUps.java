@@ -37,7 +37,7 @@ final class CatchUps {
 
   /** A live room holds messages back: fill its gap (once; a fetch under way covers it). */
   void request(Room room) {
-    if (room.fetchJob != null || room.fetchCall != null || waiting.contains(room)) {
+    if (Pacer.waiting(room.fetchJob) || room.fetchCall != null || waiting.contains(room)) {
       return;
     }
     if (room.point().isEmpty() && (session.settings.historyLimit() > 0 || !roomsGetKnown)) {
@@ -90,7 +90,7 @@ final class CatchUps {
    * then covers every room of a burst (a reconnect in 100 rooms asks three times, not 100).
    */
   void submitRoomsGet() {
-    if (roomsGetJob == null && roomsGetCall == null && !waiting.isEmpty()
+    if (!Pacer.waiting(roomsGetJob) && roomsGetCall == null && !waiting.isEmpty()
         && !session.streams.anyJoining()) {
       roomsGetJob = session.pacer.submit(ROOMS_GET, null, this::sendRoomsGet);
     }

@@ -41,6 +41,7 @@ final class Pacer {
     private final Runnable action;
     private final long seq;
     private final Instant notBefore;
+    private boolean done; // gone out, or cancelled
 
     private Job(String key, String rid, Runnable action, long seq, Instant notBefore) {
       this.key = key;
@@ -79,6 +80,14 @@ final class Pacer {
     this.roomOrder = roomOrder;
   }
 
+  /**
+   * Whether {@code job} still waits: not null, not gone out, not cancelled. A job may go out inside
+   * the {@code submit} that made it, so its owner asks this rather than clearing a field.
+   */
+  static boolean waiting(Job job) {
+    return job != null && !job.done;
+  }
+
   /** Queues {@code action} under budget {@code key}, for room {@code rid} (or null), now. */
   Job submit(String key, String rid, Runnable action) {
     return submitAfter(key, rid, Duration.ZERO, action);
@@ -95,6 +104,7 @@ final class Pacer {
   /** Drops a job that has not gone out yet; null is ignored. */
   void cancel(Job job) {
     if (job != null && jobs.remove(job)) {
+      job.done = true;
       pump();
     }
   }
@@ -133,6 +143,7 @@ final class Pacer {
 
   /** Drops every job and the timer (the client stopped). */
   void clear() {
+    jobs.forEach(j -> j.done = true);
     jobs.clear();
     cancelTimer();
   }
@@ -156,6 +167,7 @@ final class Pacer {
     try {
       for (Job j; (j = next(clock.instant())) != null; ) {
         jobs.remove(j);
+        j.done = true;
         spend(j.key);
         j.action.run();
       }

@@ -21,7 +21,7 @@ final class Streams {
   /** Logged in: every room without a live stream joins, paced. */
   void joinAll() {
     for (Room room : session.rooms.values()) {
-      if (room.sub == null && room.joinJob == null) {
+      if (room.sub == null && !Pacer.waiting(room.joinJob)) {
         submitJoin(room, Duration.ZERO);
       }
     }

@@ -63,6 +63,29 @@ class BudgetsTest {
   }
 
   @Test
+  void eachBurstOfStreamsIsSettledByOneRoomsGet() {
+    try (ChatHarness h = new ChatHarness(b -> b.rooms(rooms(50)).historyLimit(0))) {
+      h.start().loggedIn(h.expect("login"));
+      List<Frame> first = new ArrayList<>();
+      for (int i = 0; i < 40; i++) {
+        first.add(h.expect("sub r" + i));
+      }
+      first.forEach(h::ready);
+      h.result(h.expect("rooms/get"), "{'update':[],'remove':[]}");
+      assertThat(h.client.status()).isEqualTo(ChatStatus.syncing(10));
+      h.advance(Duration.ofMillis(10_250));
+      List<Frame> second = new ArrayList<>();
+      for (int i = 40; i < 50; i++) {
+        second.add(h.expect("sub r" + i));
+      }
+      second.forEach(h::ready);
+      h.result(h.expect("rooms/get"), "{'update':[],'remove':[]}");
+      h.expectNothing();
+      assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.CONNECTED);
+    }
+  }
+
+  @Test
   void theRoomInFocusGoesFirstThenTheMostRecentlyActive() {
     ChatLimits one = ChatLimits.rocketChatDefaults().withPerMethod(new ChatLimits.Limit(1,
         Duration.ofSeconds(10)));

@@ -268,7 +268,8 @@ public final class Admission {
     /** Sets the connections admitted per second, 1 to {@value #MAX_CAPACITY}; required. */
     public Builder capacity(int perSecond) {
       if (perSecond < 1 || perSecond > MAX_CAPACITY) {
-        throw new IllegalArgumentException("capacity must be in 1.." + MAX_CAPACITY + ": " + perSecond);
+        throw new IllegalArgumentException(
+            "capacity must be in 1.." + MAX_CAPACITY + ": " + perSecond);
       }
       this.capacity = perSecond;
       return this;
@@ -306,7 +307,10 @@ public final class Admission {
       return this;
     }
 
-    /** Sets the source of time (default {@link Ticker#systemTicker()}); the bucket starts at build. */
+    /**
+     * Sets the source of time (default {@link Ticker#systemTicker()}); the bucket starts empty
+     * at build.
+     */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;

@@ -70,7 +70,7 @@ public final class HerdReport {
     return sb.toString();
   }
 
-  /** The figures of the hint protocol: against the limit, dials the server answered, peak admits. */
+  /** The hint protocol's figures: against the limit, dials the server answered, peak admits. */
   private static void appointments(StringBuilder sb, List<HerdResult> results, HerdConfig c) {
     sb.append(
         String.format(
@@ -79,13 +79,12 @@ public final class HerdReport {
                 + " or 1013) per client, most admitted in any 1 s window (C = %d):%n",
             c.capacity()));
     for (HerdResult r : results) {
-      String ratio =
-          r.complete()
-              ? String.format(Locale.ROOT, "%.2fx", (double) r.maxMs().getAsLong() / c.limitMillis())
-              : "-";
+      double x = r.complete() ? (double) r.maxMs().getAsLong() / c.limitMillis() : -1;
+      String ratio = x < 0 ? "-" : String.format(Locale.ROOT, "%.2fx", x);
       sb.append(
           String.format(
-              Locale.ROOT, "%-14s %9s %6.2f answered/client %6s admitted/s%n", r.policyName(), ratio,
+              Locale.ROOT, "%-14s %9s %6.2f answered/client %6s admitted/s%n", r.policyName(),
+              ratio,
               r.answeredPerClient(),
               r.peakAcceptedPerSecond() < 0 ? "-" : Integer.toString(r.peakAcceptedPerSecond())));
     }

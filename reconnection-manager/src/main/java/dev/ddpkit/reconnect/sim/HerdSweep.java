@@ -141,7 +141,9 @@ public final class HerdSweep {
       List<Curve> out, String family, BiFunction<Duration, Duration, Backoff> make) {
     for (Duration base : BASES) {
       for (Duration cap : CAPS) {
-        if (family.equals("rfc") && base.equals(RFC_PRESET.base()) && cap.equals(RFC_PRESET.cap())) {
+        boolean preset =
+            family.equals("rfc") && base.equals(RFC_PRESET.base()) && cap.equals(RFC_PRESET.cap());
+        if (preset) {
           out.add(RFC_PRESET);
         } else {
           out.add(new Curve(family, base, cap, make.apply(base, cap)));

@@ -34,7 +34,8 @@ public final class HerdSweepReport {
                 + " arrivals per C and dials per client.%n%n",
             r.front().size()));
     String fmt = "%-26s %10s %8s %7s %13s%n";
-    sb.append(String.format(Locale.ROOT, fmt, "curve", "100% back", "x limit", "peak/C", "dials/client"));
+    sb.append(
+        String.format(Locale.ROOT, fmt, "curve", "100% back", "x limit", "peak/C", "dials/client"));
     for (HerdSweep.Point p : r.front()) {
       sb.append(row(fmt, p, c));
     }
@@ -51,7 +52,9 @@ public final class HerdSweepReport {
               Locale.ROOT,
               "The RFC curve is beaten on all three by %d curve%s of the front: %s.%n",
               beating.size(), beating.size() == 1 ? "" : "s",
-              String.join(", ", beating.stream().map(p -> p.curve().label()).collect(toImmutableList()))));
+              String.join(
+                  ", ",
+                  beating.stream().map(p -> p.curve().label()).collect(toImmutableList()))));
     }
     return sb.toString();
   }

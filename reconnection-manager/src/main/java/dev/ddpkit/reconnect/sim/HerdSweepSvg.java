@@ -133,7 +133,8 @@ final class HerdSweepSvg {
     StringBuilder points = new StringBuilder();
     for (HerdSweep.Point p : sweep.front()) {
       if (p.result().complete()) {
-        points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x(p.allBackMs()), y(p.dialsPerClient())));
+        points.append(
+            String.format(Locale.ROOT, "%.1f,%.1f ", x(p.allBackMs()), y(p.dialsPerClient())));
       }
     }
     out.append(String.format(Locale.ROOT,
@@ -205,6 +206,9 @@ final class HerdSweepSvg {
   }
 
   private static String escape(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+    return s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace("\"", "&quot;");
   }
 }

@@ -49,8 +49,9 @@ final class ModelServer {
   }
 
   /**
-   * The appointment (its time in milliseconds after the drop) of the connection in place {@code place}
-   * (1, 2, ...) closed for a planned restart: the downtime plus its place in the queue at C/s.
+   * The appointment (its time in milliseconds after the drop) of the connection in place {@code
+   * place} (1, 2, ...) closed for a planned restart: the downtime plus its place in the queue at
+   * C/s.
    */
   Admission.Verdict restartAppointment(int place) {
     return admission.restartAppointment(Duration.ofNanos(downNanos), place);

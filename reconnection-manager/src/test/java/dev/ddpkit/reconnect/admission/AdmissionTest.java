@@ -220,7 +220,8 @@ class AdmissionTest {
       if (v.admitted()) {
         admittedAt.add(now);
       } else {
-        long back = now + v.retryAfterMillis() * MS + (spreadMillis == 0 ? 0 : random.nextLong(spreadMillis * MS));
+        long late = spreadMillis == 0 ? 0 : random.nextLong(spreadMillis * MS);
+        long back = now + v.retryAfterMillis() * MS + late;
         arrivals.add(new long[] {back, client});
       }
     }

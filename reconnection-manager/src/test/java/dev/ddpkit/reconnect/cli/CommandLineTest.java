@@ -115,7 +115,8 @@ class CommandLineTest {
 
   @Test
   void anOptionalValueIsTakenOnlyWhenItIsOneOfTheWordsOrInline() {
-    CommandLine c = CommandLine.withInlineValues("--hints", "off", "--hints", "--json", "--hints=x");
+    CommandLine c =
+        CommandLine.withInlineValues("--hints", "off", "--hints", "--json", "--hints=x");
     c.next();
     assertThat(c.optionalValue("on", "off")).hasValue("off");
     c.next();

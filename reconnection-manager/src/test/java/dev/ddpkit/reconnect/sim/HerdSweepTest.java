@@ -30,7 +30,8 @@ class HerdSweepTest {
             complete ? OptionalLong.of(allBackMs) : OptionalLong.empty(), dials, 0, 0, c.clients(),
             peak, 0, List.of());
     return new HerdSweep.Point(
-        new HerdSweep.Curve(name, Duration.ofSeconds(1), null, Backoff.fixed(Duration.ofSeconds(1))),
+        new HerdSweep.Curve(
+            name, Duration.ofSeconds(1), null, Backoff.fixed(Duration.ofSeconds(1))),
         r);
   }
 

@@ -1,0 +1,97 @@
+package dev.ddpkit.chat;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.ddpkit.ddp.faults.FaultProxy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 10's "done when": a client in 100 rooms loses its connection while messages are written
+ * into some of them, comes back to the embedded server with Rocket.Chat's default limits on, and
+ * sees every room live and caught up, every message exactly once and in order, with no call
+ * refused. It prints how long that took against the least the limits allow (streams 40 per 10 s,
+ * any one method 10 per 10 s). {@code -Dddpkit.changedRooms=100} writes into every room (then the
+ * catch-ups, not the streams, set the pace).
+ */
+class HundredRoomsReconnectTest {
+  private static final int ROOMS = 100;
+  private static final int CHANGED = Integer.getInteger("ddpkit.changedRooms", 10);
+
+  @Test
+  @Timeout(value = 240, unit = SECONDS)
+  void aReconnectInAHundredRoomsStaysWithinTheLimitsAndLosesNothing(@TempDir Path dir)
+      throws Exception {
+    try (LoopbackChat chat = new LoopbackChat(dir);
+        FaultProxy proxy = FaultProxy.forward(chat.server().port())) {
+      List<String> rooms = new ArrayList<>();
+      for (int i = 0; i < ROOMS; i++) {
+        rooms.add("room" + i);
+      }
+      List<String> writers = chat.createUsers("w", (CHANGED + 4) / 5); // 5 sends/s each
+      chat.server().createUser("alice", "alice-pw");
+      List<String> members = new ArrayList<>(writers);
+      members.add("alice");
+      rooms.forEach(rid -> chat.server().createRoom(rid, members.toArray(String[]::new)));
+
+      Recorder seen = new Recorder();
+      ChatClient alice = chat.start(chat.client("alice", seen).rooms(rooms).historyLimit(0)
+          .url("ws://127.0.0.1:" + proxy.port() + "/websocket")
+          .stableAfter(Duration.ofMinutes(5)));
+      List<ChatClient> writing = new ArrayList<>();
+      for (String w : writers) {
+        writing.add(chat.start(chat.client(w, new Recorder())));
+      }
+      await().atMost(90, SECONDS)
+          .until(() -> alice.status().state() == ChatStatus.State.CONNECTED
+              && alice.joinedRooms().size() == ROOMS);
+
+      proxy.mode(FaultProxy.Mode.REFUSE);
+      proxy.reset();
+      await().atMost(20, SECONDS).until(() -> alice.status().state() == ChatStatus.State.WAITING);
+      Map<String, String> written = new LinkedHashMap<>(); // id -> room
+      for (int i = 0; i < CHANGED; i++) {
+        ChatClient w = writing.get(i / 5);
+        written.put(w.sendMessage(rooms.get(i), "while alice was away " + i), rooms.get(i));
+      }
+      for (ChatClient w : writing) {
+        w.flush().get(30, SECONDS);
+      }
+
+      long back = System.nanoTime();
+      proxy.mode(FaultProxy.Mode.PASS);
+      await().atMost(200, SECONDS).pollInterval(Duration.ofMillis(20))
+          .until(() -> alice.status().state() == ChatStatus.State.CONNECTED
+              && written.keySet().stream().allMatch(seen::saw));
+      double took = (System.nanoTime() - back) / 1e9;
+
+      assertThat(alice.joinedRooms()).hasSize(ROOMS);
+      assertThat(seen.ids()).containsExactlyInAnyOrderElementsOf(written.keySet());
+      assertThat(seen.duplicates()).isZero();
+      for (String rid : rooms) {
+        assertThat(seen.messages.stream().filter(m -> m.rid().equals(rid)).toList())
+            .as("room %s in the server's order", rid).isSortedAccordingTo(RoomTimeline.ORDER);
+      }
+      assertThat(seen.errors).isEmpty();
+      assertThat(alice.stats().rateLimited()).as("calls the server held back").isZero();
+      assertThat(chat.server().stats().rateLimited()).as("calls the server refused").isZero();
+      double least = Math.max(10.0 * (Math.ceil(ROOMS / 40.0) - 1),
+          10.0 * (Math.ceil(CHANGED / 10.0) - 1));
+      System.out.printf(
+          "reconnect: %d rooms, %d changed: every room live and caught up %.1f s after the server"
+              + " was reachable again; least the default limits allow %.1f s (x%.2f);"
+              + " refused calls %d (server: %d); catch-ups %d%n",
+          ROOMS, CHANGED, took, least, took / least, alice.stats().rateLimited(),
+          chat.server().stats().rateLimited(), alice.stats().catchUps());
+    }
+  }
+}
