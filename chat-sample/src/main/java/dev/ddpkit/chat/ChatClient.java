@@ -5,6 +5,7 @@ import dev.ddpkit.ddp.DdpStats;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.Scheduler;
+import dev.ddpkit.reconnect.Ticker;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -593,7 +594,10 @@ public final class ChatClient implements AutoCloseable {
         rb.stableAfter(stableAfter);
       }
       if (scheduler != null) {
-        rb.scheduler(scheduler);
+        // The manager no longer guesses its ticker from its scheduler: the time source the
+        // DdpClient reads, until the builder takes a ticker of its own.
+        rb.scheduler(scheduler)
+            .ticker(scheduler instanceof Ticker t ? t : Ticker.systemTicker());
       }
       if (name != null) {
         rb.name(name);

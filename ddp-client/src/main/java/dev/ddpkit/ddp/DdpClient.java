@@ -7,8 +7,9 @@ import dev.ddpkit.ddp.transport.TransportFactory;
 import dev.ddpkit.ddp.transport.WebSocketTransportFactory;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.Cancellable;
-import dev.ddpkit.reconnect.ClosePolicy;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.Ticker;
 import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
 import java.net.URI;
@@ -95,10 +96,14 @@ public final class DdpClient implements AutoCloseable {
         b.manager != null
             ? b.manager
             : ReconnectionManager.builder()
-                .backoff(b.reopen != null ? Backoff.fixed(b.reopen) : Backoff.rfc())
-                .closePolicy(ClosePolicy.ddp())
-                .stableAfter(Duration.ofSeconds(10))
+                .policy(
+                    b.reopen != null
+                        ? ReconnectPolicy.builder().backoff(Backoff.fixed(b.reopen)).build()
+                        : ReconnectPolicy.defaults())
                 .scheduler(b.scheduler)
+                // The manager no longer guesses its ticker from its scheduler; the client's own
+                // rule (ClientEngine reads time the same way) until the builder takes a ticker.
+                .ticker(b.scheduler instanceof Ticker t ? t : Ticker.systemTicker())
                 .name(name)
                 .build();
     this.loop =

@@ -43,6 +43,7 @@ final class Harness implements AutoCloseable {
         ReconnectionManager.builder()
             .backoff(backoff)
             .scheduler(time)
+            .ticker(time)
             .stableAfter(Duration.ofSeconds(10))
             .build();
     DdpClient.Builder b =

@@ -59,6 +59,7 @@ public final class ReconnectionManager {
     STOPPED
   }
 
+  private final ReconnectPolicy policy;
   private final Backoff backoff;
   private final ClosePolicy closePolicy;
   private final Duration stableAfter;
@@ -94,15 +95,16 @@ public final class ReconnectionManager {
   private volatile ReconnectStatus snapshot;
 
   private ReconnectionManager(Builder b) {
-    this.backoff = b.backoff;
-    this.closePolicy = b.closePolicy;
-    this.stableAfter = b.stableAfter;
-    this.maxAttempts = b.maxAttempts;
-    this.hintSpread = b.hintSpread;
-    this.maxHintSpread = b.maxHintSpread;
-    this.hintMinimum = b.hintMinimum;
+    this.policy = b.policy.build();
+    this.backoff = policy.backoff();
+    this.closePolicy = policy.closePolicy();
+    this.stableAfter = policy.stableAfter();
+    this.maxAttempts = policy.maxAttempts();
+    this.hintSpread = policy.hintSpread();
+    this.maxHintSpread = policy.maxHintSpread();
+    this.hintMinimum = policy.hintMinimum();
     this.scheduler = b.scheduler;
-    this.ticker = b.ticker != null ? b.ticker : tickerFor(b.scheduler);
+    this.ticker = b.ticker;
     this.random = b.random;
     this.credentialsRefresher = b.credentialsRefresher;
     this.name = b.name;
@@ -110,13 +112,17 @@ public final class ReconnectionManager {
     this.snapshot = snapshotLocked();
   }
 
-  private static Ticker tickerFor(Scheduler scheduler) {
-    return scheduler instanceof Ticker t ? t : Ticker.systemTicker();
-  }
-
-  /** Returns a builder with the defaults: RFC curve, DDP close profile, stable after 10 s. */
+  /**
+   * Returns a builder with {@link ReconnectPolicy#defaults()} (RFC curve, DDP close profile, stable
+   * after 10 s), the system scheduler and ticker.
+   */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /** Returns the policy this manager follows. */
+  public ReconnectPolicy policy() {
+    return policy;
   }
 
   /** Returns the backoff this manager uses. */
@@ -638,17 +644,14 @@ public final class ReconnectionManager {
     return "ReconnectionManager{" + name + " " + s.state() + " attempt=" + s.attempt() + "}";
   }
 
-  /** Builds a {@link ReconnectionManager}; defaults are set here and validated at each setter. */
+  /**
+   * Builds a {@link ReconnectionManager}: a {@link ReconnectPolicy} (whose builder holds the
+   * defaults and validates them) plus this manager's own time source, listeners and name.
+   */
   public static final class Builder {
-    private Backoff backoff = Backoff.rfc();
-    private ClosePolicy closePolicy = ClosePolicy.ddp();
-    private Duration stableAfter = Duration.ofSeconds(10);
-    private int maxAttempts;
-    private double hintSpread = 0.2;
-    private Duration maxHintSpread = Duration.ofMillis(250);
-    private Duration hintMinimum = Duration.ofMillis(100);
+    private ReconnectPolicy.Builder policy = ReconnectPolicy.builder();
     private Scheduler scheduler = Scheduler.systemScheduler();
-    private Ticker ticker;
+    private Ticker ticker = Ticker.systemTicker();
     private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
     private Runnable credentialsRefresher = () -> {};
     private final List<ReconnectListener> listeners = new ArrayList<>();
@@ -657,98 +660,69 @@ public final class ReconnectionManager {
     private Builder() {}
 
     /**
-     * Sets the backoff curve (default {@link Backoff#rfc()}). It is tried at once on the first
-     * attempts; a backoff that fails later stops the manager and the report that hit it throws.
-     *
-     * @throws IllegalArgumentException if the backoff throws or returns null or a negative delay
-     *     for one of the first attempts
+     * Starts from {@code policy}: its backoff, close policy, stable period, attempt limit and hint
+     * settings (the setters below change them for this manager only).
      */
+    public Builder policy(ReconnectPolicy policy) {
+      this.policy = Objects.requireNonNull(policy, "policy").toBuilder();
+      return this;
+    }
+
+    /** Sets the backoff curve; see {@link ReconnectPolicy.Builder#backoff}. */
     public Builder backoff(Backoff backoff) {
-      Objects.requireNonNull(backoff, "backoff");
-      Backoffs.probe("backoff", backoff);
-      this.backoff = backoff;
+      policy.backoff(backoff);
       return this;
     }
 
-    /** Sets the close policy (default {@link ClosePolicy#ddp()}). */
+    /** Sets the close policy; see {@link ReconnectPolicy.Builder#closePolicy}. */
     public Builder closePolicy(ClosePolicy closePolicy) {
-      this.closePolicy = Objects.requireNonNull(closePolicy, "closePolicy");
+      policy.closePolicy(closePolicy);
       return this;
     }
 
-    /**
-     * Sets how long a connection must stay up before the attempt counter resets (default 10 s).
-     */
+    /** Sets the stable period; see {@link ReconnectPolicy.Builder#stableAfter}. */
     public Builder stableAfter(Duration stableAfter) {
-      Backoffs.checkNonNegative("stableAfter", stableAfter);
-      this.stableAfter = stableAfter;
+      policy.stableAfter(stableAfter);
       return this;
     }
 
-    /**
-     * Gives up (state {@link State#STOPPED}, reason "gave up after N attempts") when retry number
-     * {@code maxAttempts} fails too, without a stable connection in between; every retry counts,
-     * including the immediate one after a 4401. 0 (the default) never gives up.
-     */
+    /** Sets when to give up; see {@link ReconnectPolicy.Builder#maxAttempts}. */
     public Builder maxAttempts(int maxAttempts) {
-      if (maxAttempts < 0) {
-        throw new IllegalArgumentException("maxAttempts must not be negative: " + maxAttempts);
-      }
-      this.maxAttempts = maxAttempts;
+      policy.maxAttempts(maxAttempts);
       return this;
     }
 
-    /**
-     * Sets how far past a server's {@code retry-after} appointment, or past the 1013 floor when
-     * there is no hint, a dial may come, as a fraction of it (default 0.2: a 1,000 ms hint dials
-     * between 1,000 and 1,200 ms). After an appointment the spread is at most {@link
-     * #maxHintSpread(Duration)}.
-     */
+    /** Sets the spread after a hint; see {@link ReconnectPolicy.Builder#hintSpread}. */
     public Builder hintSpread(double hintSpread) {
-      if (!(hintSpread >= 0 && hintSpread <= 1)) {
-        throw new IllegalArgumentException("hintSpread must be in [0, 1]: " + hintSpread);
-      }
-      this.hintSpread = hintSpread;
+      policy.hintSpread(hintSpread);
       return this;
     }
 
-    /**
-     * Sets the most a dial may come after a server's {@code retry-after} appointment (default 250
-     * ms): the spread is {@code hintSpread} of the hint but no more than this, so that a client
-     * given a 30 s appointment is not 6 s late for a slot the server is holding for it.
-     */
+    /** Caps the spread after a hint; see {@link ReconnectPolicy.Builder#maxHintSpread}. */
     public Builder maxHintSpread(Duration maxHintSpread) {
-      Backoffs.checkNonNegative("maxHintSpread", maxHintSpread);
-      this.maxHintSpread = maxHintSpread;
+      policy.maxHintSpread(maxHintSpread);
       return this;
     }
 
-    /**
-     * Sets the shortest appointment honoured (default 100 ms): a smaller {@code retry-after} is
-     * raised to it, so a broken or hostile server answering every dial with {@code
-     * retry-after=0} gets at most one dial per {@code hintMinimum}. At most {@link
-     * ClosePolicy#MAX_RETRY_AFTER}.
-     */
+    /** Sets the shortest hint; see {@link ReconnectPolicy.Builder#hintMinimum}. */
     public Builder hintMinimum(Duration hintMinimum) {
-      Backoffs.checkNonNegative("hintMinimum", hintMinimum);
-      if (hintMinimum.compareTo(ClosePolicy.MAX_RETRY_AFTER) > 0) {
-        throw new IllegalArgumentException(
-            "hintMinimum must be at most " + ClosePolicy.MAX_RETRY_AFTER + ": " + hintMinimum);
-      }
-      this.hintMinimum = hintMinimum;
+      policy.hintMinimum(hintMinimum);
       return this;
     }
 
     /**
-     * Sets the scheduler (default: the shared {@code ddpkit-reconnect} thread). If it is also a
-     * {@link Ticker} (a {@link VirtualScheduler}) and no ticker is set, it is the ticker too.
+     * Sets the scheduler (default: the shared {@code ddpkit-reconnect} thread). The ticker is not
+     * taken from it: with a {@link VirtualScheduler}, set it as the {@link #ticker(Ticker)} too.
      */
     public Builder scheduler(Scheduler scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
 
-    /** Sets the ticker (default: the scheduler if it is one, else {@link System#nanoTime()}). */
+    /**
+     * Sets the ticker the time of the next attempt is read from (default {@link
+     * Ticker#systemTicker()}); it must agree with the scheduler.
+     */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;

@@ -31,6 +31,7 @@ class ReconnectionManagerTest {
   private ReconnectionManager.Builder builder() {
     return ReconnectionManager.builder()
         .scheduler(clock)
+        .ticker(clock)
         .random(samples)
         .listener(rec)
         .credentialsRefresher(rec.refresher())
@@ -928,7 +929,7 @@ class ReconnectionManagerTest {
   @Test
   void aThrowingListenerBreaksNeitherTheManagerNorOtherListeners() {
     // No builder listener: a bad listener goes first, then the recorder, then another one.
-    ReconnectionManager bare = ReconnectionManager.builder().scheduler(clock).random(samples).build();
+    ReconnectionManager bare = ReconnectionManager.builder().scheduler(clock).ticker(clock).random(samples).build();
     List<String> after = new ArrayList<>();
     bare.addListener(s -> {
       throw new IllegalStateException("listener bug");
@@ -957,6 +958,7 @@ class ReconnectionManagerTest {
     ReconnectionManager m =
         ReconnectionManager.builder()
             .scheduler(clock)
+            .ticker(clock)
             .random(samples)
             .listener(s -> first.add(s.state().name()))
             .listener(s -> second.add(s.state().name()))
@@ -969,7 +971,7 @@ class ReconnectionManagerTest {
 
   @Test
   void aRemovedListenerHearsNoMore() {
-    ReconnectionManager m = ReconnectionManager.builder().scheduler(clock).random(samples).build();
+    ReconnectionManager m = ReconnectionManager.builder().scheduler(clock).ticker(clock).random(samples).build();
     Cancellable handle = m.addListener(rec);
     m.start(rec);
     handle.cancel();

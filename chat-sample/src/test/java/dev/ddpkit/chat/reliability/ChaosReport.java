@@ -34,6 +34,7 @@ import java.util.List;
  * @param subscriptionsMatch whether the server's subscriptions per room equal the membership
  * @param clientErrors errors the clients reported to their listeners
  * @param chaosErrors failures of the scenario itself (a chaos action that threw)
+ * @param resources the heap and thread samples and their slopes, as printed
  */
 record ChaosReport(
     ChaosSettings settings,
@@ -61,7 +62,8 @@ record ChaosReport(
     int sessions,
     boolean subscriptionsMatch,
     List<String> clientErrors,
-    List<String> chaosErrors) {
+    List<String> chaosErrors,
+    List<String> resources) {
 
   /** The fewest reconnects of any client. */
   long minReconnects() {
@@ -85,6 +87,8 @@ record ChaosReport(
     out.add("==== chaos run report ====");
     out.add(String.format("seed                      %d", settings.seed()));
     out.add(String.format("clients / rooms           %d / %d", settings.clients(), settings.rooms()));
+    out.add(String.format("rate limits               %s", settings.rateLimits()
+        ? "Rocket.Chat defaults" : "off"));
     out.add(String.format("chaos window              %.1f s (asked %s)", windowSeconds,
         settings.duration()));
     out.add(String.format("server restarts           %d (%d kills, %d drains; %d start retries)",
@@ -118,6 +122,7 @@ record ChaosReport(
         clientErrors.isEmpty() ? "" : " e.g. " + clientErrors.get(0)));
     out.add(String.format("scenario errors           %d%s", chaosErrors.size(),
         chaosErrors.isEmpty() ? "" : " e.g. " + chaosErrors.get(0)));
+    out.addAll(resources);
     out.add("==========================");
     return out;
   }

@@ -12,6 +12,7 @@ import dev.ddpkit.chat.OutboxFullException;
 import dev.ddpkit.chat.demo.DeliveryLedger;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.ChatServerStats;
+import dev.ddpkit.chat.server.RateLimits;
 import dev.ddpkit.ddp.DdpStats;
 import dev.ddpkit.ddp.faults.FaultProxy;
 import dev.ddpkit.reconnect.Backoff;
@@ -88,6 +89,7 @@ final class ChaosRun implements AutoCloseable {
   private final AtomicLong serverRejected = new AtomicLong();
   private final AtomicLong serverHeartbeatTimeouts = new AtomicLong();
   private final CountDownLatch windowOver = new CountDownLatch(2); // duration elapsed, outages done
+  private final ResourceSamples resources = new ResourceSamples();
   private final ScheduledExecutorService chaos;
   private final ScheduledExecutorService writer;
   private final long t0 = System.nanoTime();
@@ -124,13 +126,15 @@ final class ChaosRun implements AutoCloseable {
 
   /** Runs the whole scenario and returns what was counted; does not assert. */
   ChaosReport execute() throws IOException, InterruptedException {
-    say("chaos run: seed %d, %d clients in %d rooms, %s of writing, %d restarts",
+    say("chaos run: seed %d, %d clients in %d rooms, %s of writing, %d restarts, rate limits %s",
         settings.seed(), settings.clients(), settings.rooms(), settings.duration(),
-        settings.restarts());
+        settings.restarts(), settings.rateLimits() ? "on" : "off");
     setUp();
     say("all %d clients logged in and subscribed through their proxies", clients.size());
 
     long windowStart = System.nanoTime();
+    chaos.scheduleAtFixedRate(() -> sampleResources(windowStart), 0,
+        settings.sampleEvery().toMillis(), MILLISECONDS);
     writer.scheduleAtFixedRate(this::writeTick, 0, WRITE_TICK.toMillis(), MILLISECONDS);
     chaos.scheduleAtFixedRate(this::progress, PROGRESS_EVERY.toMillis(),
         PROGRESS_EVERY.toMillis(), MILLISECONDS);
@@ -149,6 +153,7 @@ final class ChaosRun implements AutoCloseable {
     long settleStart = System.nanoTime();
     boolean settled = awaitSettled();
     double settleSeconds = (System.nanoTime() - settleStart) / 1e9;
+    sampleResources(windowStart);
     ChaosReport report = report(window, settled, settleSeconds);
     report.lines().forEach(out::println);
     out.flush();
@@ -189,6 +194,7 @@ final class ChaosRun implements AutoCloseable {
         // Short server-side heartbeat: sessions left behind by half-open sockets go away quickly.
         .heartbeatInterval(Duration.ofSeconds(1))
         .heartbeatTimeout(Duration.ofSeconds(2))
+        .rateLimits(settings.rateLimits() ? RateLimits.rocketChatDefaults() : RateLimits.none())
         .build();
   }
 
@@ -481,7 +487,19 @@ final class ChaosRun implements AutoCloseable {
         last.authenticatedSessions(),
         last.subscriptionsByRoom().equals(expectedSubscriptions()),
         List.copyOf(errors),
-        List.copyOf(failures));
+        List.copyOf(failures),
+        resources.lines());
+  }
+
+  /** One sample of the heap after a full GC and the thread count, printed as it is taken. */
+  private void sampleResources(long windowStart) {
+    try {
+      ResourceSamples.Sample s = resources.sample((System.nanoTime() - windowStart) / 60e9);
+      say("resources: minute %.1f, heap after full GC %.1f MiB, %d threads", s.minutes(),
+          s.heapBytes() / 1048576.0, s.threads());
+    } catch (RuntimeException | Error e) {
+      chaosErrors.add(e);
+    }
   }
 
   private void progress() {

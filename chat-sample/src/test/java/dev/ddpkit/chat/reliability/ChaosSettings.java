@@ -17,9 +17,15 @@ import java.util.concurrent.ThreadLocalRandom;
  *     default: one per 3 s of duration, at least 10)
  * @param clients how many chat clients ({@code chaos.clients}; default 50)
  * @param rooms how many rooms ({@code chaos.rooms}; default 5)
+ * @param sampleEvery how often the heap after a full GC and the thread count are sampled ({@code
+ *     chaos.sample}; default 1 minute)
+ * @param rateLimits whether the server enforces Rocket.Chat's default DDP rate limits ({@code
+ *     chaos.rateLimits}; default true, as a real server does)
  */
-record ChaosSettings(long seed, Duration duration, int restarts, int clients, int rooms) {
+record ChaosSettings(long seed, Duration duration, int restarts, int clients, int rooms,
+    Duration sampleEvery, boolean rateLimits) {
   static final Duration DEFAULT_DURATION = Duration.ofSeconds(30);
+  static final Duration DEFAULT_SAMPLE_EVERY = Duration.ofMinutes(1);
   private static final Duration SECONDS_PER_RESTART = Duration.ofSeconds(3);
 
   ChaosSettings {
@@ -31,6 +37,9 @@ record ChaosSettings(long seed, Duration duration, int restarts, int clients, in
     }
     if (clients < 2 || rooms < 2) {
       throw new IllegalArgumentException("chaos.clients and chaos.rooms must be at least 2");
+    }
+    if (sampleEvery.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new IllegalArgumentException("chaos.sample must be at least 1 s: " + sampleEvery);
     }
   }
 
@@ -46,7 +55,10 @@ record ChaosSettings(long seed, Duration duration, int restarts, int clients, in
         : Integer.parseInt(restartsText);
     int clients = Integer.parseInt(properties.getProperty("chaos.clients", "50"));
     int rooms = Integer.parseInt(properties.getProperty("chaos.rooms", "5"));
-    return new ChaosSettings(seed, duration, restarts, clients, rooms);
+    String sampleText = properties.getProperty("chaos.sample");
+    Duration sampleEvery = sampleText == null ? DEFAULT_SAMPLE_EVERY : parseDuration(sampleText);
+    boolean rateLimits = Boolean.parseBoolean(properties.getProperty("chaos.rateLimits", "true"));
+    return new ChaosSettings(seed, duration, restarts, clients, rooms, sampleEvery, rateLimits);
   }
 
   /** Parses {@code 45s}, {@code 10m}, {@code 2h}, a bare number of seconds, or ISO-8601. */

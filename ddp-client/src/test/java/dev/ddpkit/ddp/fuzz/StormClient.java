@@ -63,6 +63,7 @@ final class StormClient implements AutoCloseable {
         ReconnectionManager.builder()
             .backoff(Backoff.fixed(Duration.ofSeconds(1)))
             .scheduler(time)
+            .ticker(time)
             .stableAfter(Duration.ofSeconds(10))
             .build();
     DdpClient.Builder b =

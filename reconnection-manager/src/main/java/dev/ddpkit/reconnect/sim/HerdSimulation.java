@@ -78,6 +78,7 @@ public final class HerdSimulation {
               .closePolicy(closePolicy)
               .stableAfter(STABLE_AFTER)
               .scheduler(clock)
+              .ticker(clock)
               // A lambda, not random::nextDouble: that names RandomGenerator (Android 35+).
               .random(() -> random.nextDouble())
               .name("herd-" + i)
