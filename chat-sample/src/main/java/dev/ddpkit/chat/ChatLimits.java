@@ -19,46 +19,27 @@ import java.util.Optional;
  * ChatClient#focus(String)}.
  */
 public final class ChatLimits {
-  private static final Limit LOGIN = new Limit(5, Duration.ofSeconds(10));
-  private static final Limit PER_METHOD = new Limit(10, Duration.ofSeconds(10));
-  private static final Limit STREAMS = new Limit(40, Duration.ofSeconds(10));
-  private static final Limit SEND_MESSAGE = new Limit(5, Duration.ofSeconds(1));
+  private static final CallLimit LOGIN = new CallLimit(5, Duration.ofSeconds(10));
+  private static final CallLimit PER_METHOD = new CallLimit(10, Duration.ofSeconds(10));
+  private static final CallLimit STREAMS = new CallLimit(40, Duration.ofSeconds(10));
+  private static final CallLimit SEND_MESSAGE = new CallLimit(5, Duration.ofSeconds(1));
   private static final Duration MARGIN = Duration.ofMillis(250);
   private static final ChatLimits DEFAULTS =
       new ChatLimits(LOGIN, PER_METHOD, STREAMS, Map.of("sendMessage", SEND_MESSAGE), MARGIN);
   private static final ChatLimits NONE = new ChatLimits(null, null, null, Map.of(), Duration.ZERO);
 
-  /**
-   * At most {@code calls} calls per {@code window}.
-   *
-   * @param calls calls allowed in one window, at least 1
-   * @param window the window, at least 1 ms
-   */
-  public record Limit(int calls, Duration window) {
-    /** Validates both values. */
-    public Limit {
-      if (calls < 1) {
-        throw new IllegalArgumentException("calls must be >= 1: " + calls);
-      }
-      if (window == null || window.toMillis() < 1) {
-        throw new IllegalArgumentException("window must be >= 1 ms: " + window);
-      }
-    }
-
-    @Override
-    public String toString() {
-      return calls + "/" + window.toMillis() + "ms";
-    }
-  }
-
-  private final Limit login;
-  private final Limit perMethod;
-  private final Limit streams;
-  private final Map<String, Limit> methods;
+  private final CallLimit login;
+  private final CallLimit perMethod;
+  private final CallLimit streams;
+  private final Map<String, CallLimit> methods;
   private final Duration margin;
 
   private ChatLimits(
-      Limit login, Limit perMethod, Limit streams, Map<String, Limit> methods, Duration margin) {
+      CallLimit login,
+      CallLimit perMethod,
+      CallLimit streams,
+      Map<String, CallLimit> methods,
+      Duration margin) {
     this.login = login;
     this.perMethod = perMethod;
     this.streams = streams;
@@ -77,17 +58,17 @@ public final class ChatLimits {
   }
 
   /** {@code login} calls per connection; null for no limit. */
-  public ChatLimits withLogin(Limit limit) {
+  public ChatLimits withLogin(CallLimit limit) {
     return new ChatLimits(limit, perMethod, streams, methods, margin);
   }
 
   /** Calls of any one method per connection (unless set per method); null for no limit. */
-  public ChatLimits withPerMethod(Limit limit) {
+  public ChatLimits withPerMethod(CallLimit limit) {
     return new ChatLimits(login, limit, streams, methods, margin);
   }
 
   /** {@code stream-*} subscriptions per connection; null for no limit. */
-  public ChatLimits withStreams(Limit limit) {
+  public ChatLimits withStreams(CallLimit limit) {
     return new ChatLimits(login, perMethod, limit, methods, margin);
   }
 
@@ -95,12 +76,12 @@ public final class ChatLimits {
    * One method's own limit, instead of the per-method one ({@code sendMessage} has 5 per second by
    * default); null to fall back to the per-method limit.
    */
-  public ChatLimits withMethod(String method, Limit limit) {
+  public ChatLimits withMethod(String method, CallLimit limit) {
     Objects.requireNonNull(method, "method");
     if (method.isBlank() || method.equals("login")) {
       throw new IllegalArgumentException("method must be a method name other than login: " + method);
     }
-    Map<String, Limit> m = new LinkedHashMap<>(methods);
+    Map<String, CallLimit> m = new LinkedHashMap<>(methods);
     if (limit == null) {
       m.remove(method);
     } else {
@@ -118,21 +99,21 @@ public final class ChatLimits {
   }
 
   /** Returns the {@code login} limit, if any. */
-  public Optional<Limit> login() {
+  public Optional<CallLimit> login() {
     return Optional.ofNullable(login);
   }
 
   /** Returns the {@code stream-*} subscription limit, if any. */
-  public Optional<Limit> streams() {
+  public Optional<CallLimit> streams() {
     return Optional.ofNullable(streams);
   }
 
   /** Returns the limit that applies to {@code method} (its own, else the per-method one). */
-  public Optional<Limit> method(String method) {
+  public Optional<CallLimit> method(String method) {
     if (method.equals("login")) {
       return login();
     }
-    Limit own = methods.get(method);
+    CallLimit own = methods.get(method);
     return Optional.ofNullable(own != null ? own : perMethod);
   }
 

@@ -213,7 +213,7 @@ final class Pacer {
     if (held != null && held.isAfter(t)) {
       t = held;
     }
-    Optional<ChatLimits.Limit> limit = limit(j.key);
+    Optional<CallLimit> limit = limit(j.key);
     ArrayDeque<Instant> window = sent.get(j.key);
     if (limit.isPresent() && window != null && window.size() >= limit.get().calls()) {
       // The oldest call in the window must have left it: the (size - calls + 1)-th oldest.
@@ -227,7 +227,7 @@ final class Pacer {
   }
 
   private void spend(String key) {
-    Optional<ChatLimits.Limit> limit = limit(key);
+    Optional<CallLimit> limit = limit(key);
     if (limit.isEmpty()) {
       return;
     }
@@ -243,7 +243,7 @@ final class Pacer {
     }
   }
 
-  private Optional<ChatLimits.Limit> limit(String key) {
+  private Optional<CallLimit> limit(String key) {
     return key.equals(STREAM) ? limits.streams() : limits.method(key);
   }
 

@@ -87,7 +87,7 @@ class BudgetsTest {
 
   @Test
   void theRoomInFocusGoesFirstThenTheMostRecentlyActive() {
-    ChatLimits one = ChatLimits.rocketChatDefaults().withPerMethod(new ChatLimits.Limit(1,
+    ChatLimits one = ChatLimits.rocketChatDefaults().withPerMethod(new CallLimit(1,
         Duration.ofSeconds(10)));
     try (ChatHarness h = new ChatHarness(b -> b.rooms(rooms(3)).limits(one))) {
       h.start().loggedIn(h.expect("login"));

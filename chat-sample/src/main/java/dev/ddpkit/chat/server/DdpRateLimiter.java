@@ -1,5 +1,7 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.chat.CallLimit;
+
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -74,13 +76,13 @@ final class DdpRateLimiter {
     private final Map<String, Integer> counts = new HashMap<>();
     private long windowStart;
 
-    private Rule(RateLimits.Limit limit, long now) {
+    private Rule(CallLimit limit, long now) {
       this.allowed = limit.calls();
       this.windowMillis = limit.window().toMillis();
       this.windowStart = now;
     }
 
-    static Rule of(RateLimits.Limit limit, long now) {
+    static Rule of(CallLimit limit, long now) {
       return limit == null ? null : new Rule(limit, now);
     }
 

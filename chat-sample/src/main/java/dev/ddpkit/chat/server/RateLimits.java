@@ -1,5 +1,7 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.chat.CallLimit;
+
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -14,43 +16,21 @@ import java.util.Objects;
  * subscription with a {@code nosub} carrying the same error. Immutable; {@code with*} return copies.
  */
 public final class RateLimits {
-  private static final Limit LOGIN = new Limit(5, Duration.ofSeconds(10));
-  private static final Limit PER_METHOD = new Limit(10, Duration.ofSeconds(10));
-  private static final Limit STREAMS = new Limit(40, Duration.ofSeconds(10));
-  private static final Limit SEND_MESSAGE = new Limit(5, Duration.ofSeconds(1));
+  private static final CallLimit LOGIN = new CallLimit(5, Duration.ofSeconds(10));
+  private static final CallLimit PER_METHOD = new CallLimit(10, Duration.ofSeconds(10));
+  private static final CallLimit STREAMS = new CallLimit(40, Duration.ofSeconds(10));
+  private static final CallLimit SEND_MESSAGE = new CallLimit(5, Duration.ofSeconds(1));
   private static final RateLimits NONE = new RateLimits(null, null, null, null);
   private static final RateLimits DEFAULTS =
       new RateLimits(LOGIN, PER_METHOD, STREAMS, SEND_MESSAGE);
 
-  /**
-   * At most {@code calls} calls per {@code window}.
-   *
-   * @param calls the calls allowed in one window, at least 1
-   * @param window the window's length, at least 1 ms
-   */
-  public record Limit(int calls, Duration window) {
-    /** Validates both values. */
-    public Limit {
-      if (calls < 1) {
-        throw new IllegalArgumentException("calls must be >= 1: " + calls);
-      }
-      if (window == null || window.toMillis() < 1) {
-        throw new IllegalArgumentException("window must be >= 1 ms: " + window);
-      }
-    }
+  private final CallLimit login;
+  private final CallLimit perMethod;
+  private final CallLimit streamSubscriptions;
+  private final CallLimit sendMessagePerUser;
 
-    @Override
-    public String toString() {
-      return calls + "/" + window.toMillis() + "ms";
-    }
-  }
-
-  private final Limit login;
-  private final Limit perMethod;
-  private final Limit streamSubscriptions;
-  private final Limit sendMessagePerUser;
-
-  private RateLimits(Limit login, Limit perMethod, Limit streams, Limit sendMessage) {
+  private RateLimits(
+      CallLimit login, CallLimit perMethod, CallLimit streams, CallLimit sendMessage) {
     this.login = login;
     this.perMethod = perMethod;
     this.streamSubscriptions = streams;
@@ -68,42 +48,42 @@ public final class RateLimits {
   }
 
   /** {@code login} calls per connection while it is not logged in; null for no limit. */
-  public RateLimits withLogin(Limit limit) {
+  public RateLimits withLogin(CallLimit limit) {
     return new RateLimits(limit, perMethod, streamSubscriptions, sendMessagePerUser);
   }
 
   /** Calls of any one method per connection; null for no limit. */
-  public RateLimits withPerMethod(Limit limit) {
+  public RateLimits withPerMethod(CallLimit limit) {
     return new RateLimits(login, limit, streamSubscriptions, sendMessagePerUser);
   }
 
   /** Subscriptions to {@code stream-*} per connection; null for no limit. */
-  public RateLimits withStreamSubscriptions(Limit limit) {
+  public RateLimits withStreamSubscriptions(CallLimit limit) {
     return new RateLimits(login, perMethod, limit, sendMessagePerUser);
   }
 
   /** {@code sendMessage} calls per user, whatever the connection; null for no limit. */
-  public RateLimits withSendMessagePerUser(Limit limit) {
+  public RateLimits withSendMessagePerUser(CallLimit limit) {
     return new RateLimits(login, perMethod, streamSubscriptions, limit);
   }
 
   /** The {@code login} limit, or null. */
-  public Limit login() {
+  public CallLimit login() {
     return login;
   }
 
   /** The per-method limit, or null. */
-  public Limit perMethod() {
+  public CallLimit perMethod() {
     return perMethod;
   }
 
   /** The {@code stream-*} subscription limit, or null. */
-  public Limit streamSubscriptions() {
+  public CallLimit streamSubscriptions() {
     return streamSubscriptions;
   }
 
   /** The {@code sendMessage} per-user limit, or null. */
-  public Limit sendMessagePerUser() {
+  public CallLimit sendMessagePerUser() {
     return sendMessagePerUser;
   }
 
@@ -131,7 +111,7 @@ public final class RateLimits {
         throw new IllegalArgumentException("rate limit rule must be RULE=CALLS/WINDOW: " + part);
       }
       String rule = part.substring(0, eq).trim();
-      Limit l = parseLimit(part.substring(eq + 1).trim());
+      CallLimit l = parseLimit(part.substring(eq + 1).trim());
       switch (rule) {
         case "login" -> r = r.withLogin(l);
         case "method" -> r = r.withPerMethod(l);
@@ -144,7 +124,7 @@ public final class RateLimits {
     return r;
   }
 
-  private static Limit parseLimit(String v) {
+  private static CallLimit parseLimit(String v) {
     if (v.equals("off")) {
       return null;
     }
@@ -162,7 +142,7 @@ public final class RateLimits {
       if (window == null) {
         throw new IllegalArgumentException("rate limit window must end in s or ms: " + v);
       }
-      return new Limit(calls, window);
+      return new CallLimit(calls, window);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("rate limit must be CALLS/WINDOW such as 5/10s: " + v);
     }
@@ -187,7 +167,7 @@ public final class RateLimits {
         + off(streamSubscriptions) + ", send=" + off(sendMessagePerUser) + "}";
   }
 
-  private static String off(Limit l) {
+  private static String off(CallLimit l) {
     return l == null ? "off" : l.toString();
   }
 }

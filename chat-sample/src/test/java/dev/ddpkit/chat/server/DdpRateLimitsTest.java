@@ -1,5 +1,7 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.chat.CallLimit;
+
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -53,10 +55,10 @@ class DdpRateLimitsTest {
   void theDefaultsAreRocketChats() {
     assertThat(ChatServer.builder().rateLimits).isEqualTo(RateLimits.rocketChatDefaults());
     RateLimits d = RateLimits.rocketChatDefaults();
-    assertThat(d.login()).isEqualTo(new RateLimits.Limit(5, Duration.ofSeconds(10)));
-    assertThat(d.perMethod()).isEqualTo(new RateLimits.Limit(10, Duration.ofSeconds(10)));
-    assertThat(d.streamSubscriptions()).isEqualTo(new RateLimits.Limit(40, Duration.ofSeconds(10)));
-    assertThat(d.sendMessagePerUser()).isEqualTo(new RateLimits.Limit(5, Duration.ofSeconds(1)));
+    assertThat(d.login()).isEqualTo(new CallLimit(5, Duration.ofSeconds(10)));
+    assertThat(d.perMethod()).isEqualTo(new CallLimit(10, Duration.ofSeconds(10)));
+    assertThat(d.streamSubscriptions()).isEqualTo(new CallLimit(40, Duration.ofSeconds(10)));
+    assertThat(d.sendMessagePerUser()).isEqualTo(new CallLimit(5, Duration.ofSeconds(1)));
   }
 
   @Test
@@ -200,9 +202,9 @@ class DdpRateLimitsTest {
     assertThat(RateLimits.parse("on")).isEqualTo(RateLimits.rocketChatDefaults());
     assertThat(RateLimits.parse("OFF")).isEqualTo(RateLimits.none());
     RateLimits r = RateLimits.parse("login=3/5s, stream=off, send=10/500ms");
-    assertThat(r.login()).isEqualTo(new RateLimits.Limit(3, Duration.ofSeconds(5)));
+    assertThat(r.login()).isEqualTo(new CallLimit(3, Duration.ofSeconds(5)));
     assertThat(r.streamSubscriptions()).isNull();
-    assertThat(r.sendMessagePerUser()).isEqualTo(new RateLimits.Limit(10, Duration.ofMillis(500)));
+    assertThat(r.sendMessagePerUser()).isEqualTo(new CallLimit(10, Duration.ofMillis(500)));
     assertThat(r.perMethod()).isEqualTo(RateLimits.rocketChatDefaults().perMethod());
     assertThatThrownBy(() -> RateLimits.parse("chat=1/1s")).hasMessageContaining("unknown");
     assertThatThrownBy(() -> RateLimits.parse("login=5")).hasMessageContaining("CALLS/WINDOW");
