@@ -32,7 +32,7 @@ final class HerdSvg {
   private final HerdConfig scenario;
   private final List<HerdResult> results;
   private final HerdReport.SvgLabels labels;
-  private final StringBuilder out = new StringBuilder();
+  private final SvgCanvas out = new SvgCanvas();
   private final long xMaxMs;
   private final long xStepMs;
   private final int merge;
@@ -63,14 +63,14 @@ final class HerdSvg {
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d"
                 + " %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">%n",
             WIDTH, height, WIDTH, height));
-    rect(0, 0, WIDTH, height, "#ffffff", "");
+    out.rect(0, 0, WIDTH, height, "#ffffff", "");
     header();
     int top = HEADER;
     for (HerdResult r : results) {
       panel(r, top);
       top += PANEL_TITLE + PLOT_H + PANEL_GAP;
     }
-    text(LEFT + PLOT_W / 2.0, height - 14, 13, "middle", INK, "",
+    out.text(LEFT + PLOT_W / 2.0, height - 14, 13, "middle", INK, "",
         "seconds after the drop (t = 0); bars: dials reaching the server per second, "
             + bucketLabel());
     out.append("</svg>\n");
@@ -84,10 +84,10 @@ final class HerdSvg {
 
   private void header() {
     HerdConfig c = scenario;
-    text(LEFT, 30, 20, "start", INK, "bold",
+    out.text(LEFT, 30, 20, "start", INK, "bold",
         String.format(Locale.ROOT, "%s: %,d clients, server down %s, admits %,d/s",
             labels.title(), c.clients(), trimSeconds(c.downtime().toMillis()), c.capacity()));
-    text(LEFT, 52, 13, "start", MUTED, "",
+    out.text(LEFT, 52, 13, "start", MUTED, "",
         String.format(Locale.ROOT,
             "All connected clients %s at t = 0. Beyond capacity the server closes with 1013"
                 + " (%s);",
@@ -95,7 +95,7 @@ final class HerdSvg {
             labels.admission() != null
                 ? labels.admission()
                 : String.format(Locale.ROOT, "token bucket, burst %,d, empty at restart", c.burst())));
-    text(LEFT, 69, 13, "start", MUTED, "",
+    out.text(LEFT, 69, 13, "start", MUTED, "",
         String.format(Locale.ROOT,
             "retry-after hints %s; %s %d. Physical limit: everyone back at D + N/C = %s, with"
                 + " one dial each.",
@@ -112,21 +112,21 @@ final class HerdSvg {
     x = legendLine(x, y, LIMIT, "2 3", "physical limit D + N/C");
     x = legendLine(x, y, INK, "", "last client back");
     if (merge > 1) {
-      rect(x, y - 5, 14, 2, INK, "");
-      text(x + 19, y, 12, "start", INK, "", "busiest " + trimSeconds(scenario.bucket().toMillis())
+      out.rect(x, y - 5, 14, 2, INK, "");
+      out.text(x + 19, y, 12, "start", INK, "", "busiest " + trimSeconds(scenario.bucket().toMillis())
           + " within a bar");
     }
   }
 
   private double legendSwatch(double x, double y, String colour, String label) {
-    rect(x, y - 10, 14, 12, colour, colour.equals(DOWN) ? " stroke=\"#bbbbbb\"" : "");
-    text(x + 19, y, 12, "start", INK, "", label);
+    out.rect(x, y - 10, 14, 12, colour, colour.equals(DOWN) ? " stroke=\"#bbbbbb\"" : "");
+    out.text(x + 19, y, 12, "start", INK, "", label);
     return x + 19 + label.length() * 7.0 + 18;
   }
 
   private double legendLine(double x, double y, String colour, String dash, String label) {
-    line(x, y - 4, x + 22, y - 4, colour, 2, dash);
-    text(x + 27, y, 12, "start", INK, "", label);
+    out.line(x, y - 4, x + 22, y - 4, colour, 2, dash);
+    out.text(x + 27, y, 12, "start", INK, "", label);
     return x + 27 + label.length() * 7.0 + 18;
   }
 
@@ -137,9 +137,9 @@ final class HerdSvg {
             Locale.ROOT,
             "<text x=\"%d\" y=\"%d\" fill=\"%s\"><tspan font-size=\"15\" font-weight=\"bold\">%s"
                 + "</tspan><tspan dx=\"10\" font-size=\"12\" fill=\"%s\">%s</tspan></text>%n",
-            LEFT, top + 16, INK, escape(r.policyName()), MUTED,
-            escape(c.policy().description())));
-    text(LEFT, top + 33, 12, "start", MUTED, "", stats(r));
+            LEFT, top + 16, INK, SvgCanvas.escape(r.policyName()), MUTED,
+            SvgCanvas.escape(c.policy().description())));
+    out.text(LEFT, top + 33, 12, "start", MUTED, "", stats(r));
     double plotTop = top + PANEL_TITLE;
     double plotBottom = plotTop + PLOT_H;
     long bucketMs = scenario.bucket().toMillis();
@@ -157,13 +157,13 @@ final class HerdSvg {
     double yMax = Math.ceil(peakRate * 1.05 / yStep) * yStep;
 
     // Downtime band, grid and y labels.
-    rect(LEFT, plotTop, xPx(c.downtime().toMillis()) - LEFT, PLOT_H, DOWN, "");
+    out.rect(LEFT, plotTop, xPx(c.downtime().toMillis()) - LEFT, PLOT_H, DOWN, "");
     for (double v = 0; v <= yMax + 1e-9; v += yStep) {
       double y = plotBottom - v / yMax * PLOT_H;
-      line(LEFT, y, LEFT + PLOT_W, y, GRID, 1, "");
-      text(LEFT - 6, y + 4, 11, "end", MUTED, "", String.format(Locale.ROOT, "%,d", (long) v));
+      out.line(LEFT, y, LEFT + PLOT_W, y, GRID, 1, "");
+      out.text(LEFT - 6, y + 4, 11, "end", MUTED, "", String.format(Locale.ROOT, "%,d", (long) v));
     }
-    text(22, plotTop + PLOT_H / 2.0, 12, "middle", MUTED, "",
+    out.text(22, plotTop + PLOT_H / 2.0, 12, "middle", MUTED, "",
         "dials / s", String.format(Locale.ROOT, " transform=\"rotate(-90 22 %.1f)\"",
             plotTop + PLOT_H / 2.0));
 
@@ -187,40 +187,40 @@ final class HerdSvg {
         clippedPeak = Math.max(clippedPeak, b.total() / barSeconds);
       }
       if (merge > 1 && busiest[i] > 0) {
-        rect(x, plotBottom - busiest[i] / yMax * PLOT_H - 1, w, 2, INK, "");
+        out.rect(x, plotBottom - busiest[i] / yMax * PLOT_H - 1, w, 2, INK, "");
       }
     }
     out.append("</g>\n");
     if (clippedPeak > 0) {
-      text(LEFT + PLOT_W - 4, plotTop + 13, 11, "end", MUTED, "",
+      out.text(LEFT + PLOT_W - 4, plotTop + 13, 11, "end", MUTED, "",
           String.format(Locale.ROOT, "grey bars cut at the top: up to %,.0f refused dials/s while"
               + " the server is down", clippedPeak), HALO);
     }
 
     // Capacity, limit and last-client-back markers.
     double yc = plotBottom - c.capacity() / yMax * PLOT_H;
-    line(LEFT, yc, LEFT + PLOT_W, yc, CAPACITY, 1.6, "6 4");
-    text(LEFT + PLOT_W - 4, yc - 5, 11, "end", CAPACITY, "bold",
+    out.line(LEFT, yc, LEFT + PLOT_W, yc, CAPACITY, 1.6, "6 4");
+    out.text(LEFT + PLOT_W - 4, yc - 5, 11, "end", CAPACITY, "bold",
         String.format(Locale.ROOT, "C = %,d/s", c.capacity()), HALO);
     double xl = xPx(c.limitMillis());
-    line(xl, plotTop, xl, plotBottom, LIMIT, 1.6, "2 3");
-    text(xl + 4, plotTop + 28, 11, "start", LIMIT, "",
+    out.line(xl, plotTop, xl, plotBottom, LIMIT, 1.6, "2 3");
+    out.text(xl + 4, plotTop + 28, 11, "start", LIMIT, "",
         "limit " + trimSeconds(c.limitMillis()), HALO);
     if (r.maxMs().isPresent()) {
       double xm = xPx(r.maxMs().getAsLong());
-      line(xm, plotTop, xm, plotBottom, INK, 1.4, "");
+      out.line(xm, plotTop, xm, plotBottom, INK, 1.4, "");
       boolean nearRight = xm > LEFT + PLOT_W - 110;
-      text(nearRight ? xm - 4 : xm + 4, plotTop + 44, 11, nearRight ? "end" : "start", INK, "",
+      out.text(nearRight ? xm - 4 : xm + 4, plotTop + 44, 11, nearRight ? "end" : "start", INK, "",
           "all back " + HerdReport.seconds(r.maxMs().getAsLong()), HALO);
     }
 
     // Axes and x labels.
-    line(LEFT, plotBottom, LEFT + PLOT_W, plotBottom, INK, 1, "");
-    line(LEFT, plotTop, LEFT, plotBottom, INK, 1, "");
+    out.line(LEFT, plotBottom, LEFT + PLOT_W, plotBottom, INK, 1, "");
+    out.line(LEFT, plotTop, LEFT, plotBottom, INK, 1, "");
     for (long t = 0; t <= xMaxMs; t += xStepMs) {
       double x = xPx(t);
-      line(x, plotBottom, x, plotBottom + 4, INK, 1, "");
-      text(x, plotBottom + 16, 11, "middle", MUTED, "", trimSeconds(t));
+      out.line(x, plotBottom, x, plotBottom + 4, INK, 1, "");
+      out.text(x, plotBottom + 16, 11, "middle", MUTED, "", trimSeconds(t));
     }
   }
 
@@ -259,7 +259,7 @@ final class HerdSvg {
     }
     double h = Math.max(1, rate / yMax * PLOT_H);
     double top = Math.max(ceiling, bottom - h);
-    rect(x, top, w, bottom - top, fill, "");
+    out.rect(x, top, w, bottom - top, fill, "");
     return bottom - h < ceiling ? ceiling - 1 : top;
   }
 
@@ -280,45 +280,5 @@ final class HerdSvg {
     return ms % 1000 == 0
         ? String.format(Locale.ROOT, "%,d s", ms / 1000)
         : String.format(Locale.ROOT, "%.1f s", ms / 1000.0);
-  }
-
-  private void rect(double x, double y, double w, double h, String fill, String extra) {
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s/>%n",
-            x, y, Math.max(0, w), Math.max(0, h), fill, extra));
-  }
-
-  private void line(
-      double x1, double y1, double x2, double y2, String stroke, double width, String dash) {
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\""
-                + " stroke-width=\"%.1f\"%s/>%n",
-            x1, y1, x2, y2, stroke, width,
-            dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\""));
-  }
-
-  private void text(
-      double x, double y, int size, String anchor, String fill, String weight, String s) {
-    text(x, y, size, anchor, fill, weight, s, "");
-  }
-
-  private void text(
-      double x, double y, int size, String anchor, String fill, String weight, String s,
-      String extra) {
-    out.append(
-        String.format(
-            Locale.ROOT,
-            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"%s\" fill=\"%s\"%s%s>%s"
-                + "</text>%n",
-            x, y, size, anchor, fill, weight.isEmpty() ? "" : " font-weight=\"" + weight + "\"",
-            extra, escape(s)));
-  }
-
-  private static String escape(String s) {
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
   }
 }

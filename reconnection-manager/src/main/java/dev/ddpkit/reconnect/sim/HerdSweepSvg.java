@@ -28,7 +28,7 @@ final class HerdSweepSvg {
   private static final String MUTED = "#666666";
 
   private final HerdSweep.Result sweep;
-  private final StringBuilder out = new StringBuilder();
+  private final SvgCanvas out = new SvgCanvas();
   private final long xMaxMs;
   private final long xStepMs;
   private final double yMax;
@@ -61,17 +61,17 @@ final class HerdSweepSvg {
             WIDTH, HEIGHT, WIDTH, HEIGHT));
     out.append(String.format(Locale.ROOT,
         "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>%n", WIDTH, HEIGHT));
-    text(LEFT, 30, 18, "start", INK, "bold",
+    out.text(LEFT, 30, 18, "start", INK, "bold",
         String.format(Locale.ROOT,
             "Which curve? %,d clients, server down %s, admits %,d/s, hints %s%s",
             c.clients(), HerdReport.seconds(c.downtime().toMillis()), c.capacity(),
             c.hints() ? "on" : "off", c.planned() ? ", planned restart" : ""));
-    text(LEFT, 52, 13, "start", MUTED, "",
+    out.text(LEFT, 52, 13, "start", MUTED, "",
         String.format(Locale.ROOT,
             "%d curves; the %d on the Pareto front (blue, joined) are beaten by no other on time to"
                 + " all back, dials per client and peak/C.",
             sweep.points().size(), sweep.front().size()));
-    text(LEFT, 69, 13, "start", MUTED, "",
+    out.text(LEFT, 69, 13, "start", MUTED, "",
         "Circle area: peak dials per second per C. Red ring: the RFC curve (1 s doubling to 60 s)."
             + " Green: the physical limit.");
     axes();
@@ -103,17 +103,17 @@ final class HerdSweepSvg {
 
   private void axes() {
     for (long ms = 0; ms <= xMaxMs; ms += xStepMs) {
-      line(x(ms), TOP, x(ms), TOP + PLOT_H, GRID, 1, "");
-      text(x(ms), TOP + PLOT_H + 18, 12, "middle", MUTED, "",
+      out.line(x(ms), TOP, x(ms), TOP + PLOT_H, GRID, 1, "");
+      out.text(x(ms), TOP + PLOT_H + 18, 12, "middle", MUTED, "",
           String.format(Locale.ROOT, "%s", HerdReport.seconds(ms)));
     }
     for (double d = 0; d <= yMax + 1e-9; d += yStep) {
-      line(LEFT, y(d), LEFT + PLOT_W, y(d), GRID, 1, "");
-      text(LEFT - 8, y(d) + 4, 12, "end", MUTED, "", String.format(Locale.ROOT, "%.2f", d));
+      out.line(LEFT, y(d), LEFT + PLOT_W, y(d), GRID, 1, "");
+      out.text(LEFT - 8, y(d) + 4, 12, "end", MUTED, "", String.format(Locale.ROOT, "%.2f", d));
     }
-    line(LEFT, TOP + PLOT_H, LEFT + PLOT_W, TOP + PLOT_H, INK, 1, "");
-    line(LEFT, TOP, LEFT, TOP + PLOT_H, INK, 1, "");
-    text(LEFT + PLOT_W / 2.0, HEIGHT - 16, 13, "middle", INK, "",
+    out.line(LEFT, TOP + PLOT_H, LEFT + PLOT_W, TOP + PLOT_H, INK, 1, "");
+    out.line(LEFT, TOP, LEFT, TOP + PLOT_H, INK, 1, "");
+    out.text(LEFT + PLOT_W / 2.0, HEIGHT - 16, 13, "middle", INK, "",
         "time until every client is back (after the drop)");
     out.append(String.format(Locale.ROOT,
         "<text x=\"18\" y=\"%.1f\" font-size=\"13\" text-anchor=\"middle\" fill=\"%s\""
@@ -123,9 +123,9 @@ final class HerdSweepSvg {
 
   private void limitLines() {
     long limit = sweep.scenario().limitMillis();
-    line(x(limit), TOP, x(limit), TOP + PLOT_H, LIMIT, 1.5, "6 4");
-    line(LEFT, y(1), LEFT + PLOT_W, y(1), LIMIT, 1.5, "6 4");
-    text(x(limit) + 4, TOP + 12, 12, "start", LIMIT, "",
+    out.line(x(limit), TOP, x(limit), TOP + PLOT_H, LIMIT, 1.5, "6 4");
+    out.line(LEFT, y(1), LEFT + PLOT_W, y(1), LIMIT, 1.5, "6 4");
+    out.text(x(limit) + 4, TOP + 12, 12, "start", LIMIT, "",
         "D + N/C = " + HerdReport.seconds(limit));
   }
 
@@ -150,7 +150,7 @@ final class HerdSweepSvg {
         "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" fill-opacity=\"%.2f\"><title>%s:"
             + " %s, %.2f dials per client, peak %.1f C</title></circle>%n",
         x(p.allBackMs()), y(p.dialsPerClient()), radius(p), fill, opacity,
-        escape(p.curve().label()), HerdReport.seconds(p.allBackMs()), p.dialsPerClient(),
+        SvgCanvas.escape(p.curve().label()), HerdReport.seconds(p.allBackMs()), p.dialsPerClient(),
         p.peakPerC()));
   }
 
@@ -172,7 +172,7 @@ final class HerdSweepSvg {
       }
     }
     taken.add(new double[] {lx, ly});
-    text(lx, ly, 12, "start", colour, "",
+    out.text(lx, ly, 12, "start", colour, "",
         String.format(Locale.ROOT, "%s (%.1f C)", p.curve().label(), p.peakPerC()));
   }
 
@@ -186,29 +186,5 @@ final class HerdSweepSvg {
 
   private double y(double dials) {
     return TOP + PLOT_H - dials / yMax * PLOT_H;
-  }
-
-  private void line(
-      double x1, double y1, double x2, double y2, String stroke, double width, String dash) {
-    out.append(String.format(Locale.ROOT,
-        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\""
-            + " stroke-width=\"%.1f\"%s/>%n",
-        x1, y1, x2, y2, stroke, width,
-        dash.isEmpty() ? "" : " stroke-dasharray=\"" + dash + "\""));
-  }
-
-  private void text(
-      double x, double y, int size, String anchor, String fill, String weight, String s) {
-    out.append(String.format(Locale.ROOT,
-        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"%s\" fill=\"%s\"%s>%s</text>%n",
-        x, y, size, anchor, fill, weight.isEmpty() ? "" : " font-weight=\"" + weight + "\"",
-        escape(s)));
-  }
-
-  private static String escape(String s) {
-    return s.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace("\"", "&quot;");
   }
 }
