@@ -211,12 +211,23 @@ public final class DdpClient implements AutoCloseable {
   }
 
   /**
-   * Calls a method with {@link CallOptions#DEFAULT}. Params are sent as EJSON, see {@link
-   * #call(String, List, CallOptions)}.
+   * Calls a method with {@link CallOptions#DEFAULT}; each argument is one param. Params are sent
+   * as EJSON, see {@link #call(String, List, CallOptions)}. A single {@link List} argument is the
+   * params list itself ({@link #call(String, List)}), as for {@link #subscribe}: to send one
+   * param that is a list, wrap it ({@code call("m", List.of(list))}).
    */
   public CompletableFuture<JsonNode> call(String method, Object... params) {
     Objects.requireNonNull(params, "params");
     return call(method, Arrays.asList(params), CallOptions.DEFAULT);
+  }
+
+  /**
+   * Calls a method with {@link CallOptions#DEFAULT}: {@code params} is the params list, so {@code
+   * call("m", List.of(1, 2))} sends {@code [1,2]}, as {@code subscribe("s", List.of(1, 2))} does.
+   * Params are sent as EJSON, see {@link #call(String, List, CallOptions)}.
+   */
+  public CompletableFuture<JsonNode> call(String method, List<?> params) {
+    return call(method, params, CallOptions.DEFAULT);
   }
 
   /**
@@ -255,14 +266,19 @@ public final class DdpClient implements AutoCloseable {
     return c.future;
   }
 
-  /** Subscribes to a publication; params are sent as EJSON, as for {@link #call}. */
+  /**
+   * Subscribes to a publication; each argument is one param, sent as EJSON as for {@link #call}. A
+   * single {@link List} argument is the params list itself ({@link #subscribe(String, List)}).
+   */
   public Subscription subscribe(String name, Object... params) {
     Objects.requireNonNull(params, "params");
     return subscribe(name, Arrays.asList(params));
   }
 
   /**
-   * Subscribes to a publication; params are sent as EJSON, as for {@link #call}.
+   * Subscribes to a publication; {@code params} is the params list ({@code subscribe("s",
+   * List.of(1, 2))} sends {@code [1,2]}, as {@code call("m", List.of(1, 2))} does), sent as EJSON
+   * as for {@link #call}.
    *
    * @throws IllegalArgumentException if a param cannot be encoded
    */
