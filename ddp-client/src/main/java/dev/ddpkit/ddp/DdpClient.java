@@ -359,10 +359,46 @@ public final class DdpClient implements AutoCloseable {
     return timers.schedule(delay, task);
   }
 
-  /** Tells the client the network is back: if it is waiting to retry, it dials at once. */
+  /**
+   * Tells the client the network is back (Android's {@code NetworkCallback.onAvailable}): if it is
+   * waiting to retry, or holding after {@link #networkLost()}, it dials at once, keeping the
+   * attempt count.
+   */
   public void networkAvailable() {
     if (!closed.get()) {
       manager.networkAvailable();
+    }
+  }
+
+  /**
+   * Tells the client the network is gone (Android's {@code NetworkCallback.onLost}): no dial until
+   * {@link #networkAvailable()}. A connection that is up is left to its heartbeat; a client waiting
+   * to retry holds instead, and its status says so.
+   */
+  public void networkLost() {
+    if (!closed.get()) {
+      manager.networkLost();
+    }
+  }
+
+  /**
+   * Tells the client the app went to the background: no dial until {@link #resume()}. A connection
+   * that is up is left alone (close the client to let it go).
+   */
+  public void suspend() {
+    if (!closed.get()) {
+      manager.suspend();
+    }
+  }
+
+  /**
+   * Tells the client the app is back in the foreground: if the connection is down (and the network
+   * not lost) it dials at once. Pair it with {@link #checkHealth()} to find a socket that died
+   * while suspended.
+   */
+  public void resume() {
+    if (!closed.get()) {
+      manager.resume();
     }
   }
 

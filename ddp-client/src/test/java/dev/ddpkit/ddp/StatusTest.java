@@ -58,10 +58,41 @@ class StatusTest {
     try (Harness h = new Harness()) {
       ServerEnd s = h.connect("s1");
       s.closeFromServer(1006, "");
-      h.manager.networkLost();
+      h.client.networkLost();
       assertThat(h.client.status().state()).isEqualTo(State.OFFLINE);
       h.client.networkAvailable();
       assertThat(h.client.status().state()).isEqualTo(State.CONNECTING);
+    }
+  }
+
+  @Test
+  void suspendedHoldsDialsUntilResumedWhichDialsAtOnce() {
+    try (Harness h = new Harness()) {
+      ServerEnd s = h.connect("s1");
+      h.client.suspend();
+      s.closeFromServer(1006, "");
+      assertThat(h.client.status().state()).isEqualTo(State.OFFLINE);
+      int dials = h.net.count();
+
+      h.time.advance(Duration.ofMinutes(5));
+      assertThat(h.net.count()).as("no dial while suspended").isEqualTo(dials);
+
+      h.client.resume();
+      assertThat(h.client.status().state()).isEqualTo(State.CONNECTING);
+      assertThat(h.net.count()).isEqualTo(dials + 1);
+    }
+  }
+
+  @Test
+  void networkLostAfterCloseIsIgnored() {
+    try (Harness h = new Harness()) {
+      h.connect("s1");
+      h.client.close();
+      h.client.networkLost();
+      h.client.suspend();
+      h.client.resume();
+      assertThat(h.client.reconnectionManager().status().networkLost()).isFalse();
+      assertThat(h.client.reconnectionManager().status().suspended()).isFalse();
     }
   }
 
