@@ -70,7 +70,7 @@ public final class ChatClient implements AutoCloseable {
             .clock(b.clock)
             // Room of its own above the outbox, so queued sends never fail for want of space.
             .maxQueuedCalls(Math.max(1_000, 2 * b.outboxCapacity + 100))
-            .statusListener(s -> holder[0].onDdpStatus(s));
+            .addStatusListener(s -> holder[0].onDdpStatus(s));
     b.configure(db);
     this.ddp = db.build();
     Settings settings =
@@ -95,7 +95,7 @@ public final class ChatClient implements AutoCloseable {
         new ChatSession.View(
             NOT_STARTED,
             Set.of(), Set.copyOf(rooms), null, new Stats(0, 0, 0, 0, 0));
-    ddp.onStreamEvent(STREAM, (collection, id, fields) -> session.onStreamEvent(fields));
+    ddp.addStreamListener(STREAM, (collection, id, fields) -> session.onStreamEvent(fields));
   }
 
   /** Returns a builder. */

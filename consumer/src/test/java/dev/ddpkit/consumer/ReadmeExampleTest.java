@@ -91,7 +91,7 @@ class ReadmeExampleTest {
               "password", Map.of("digest", PasswordDigest.sha256Hex("bob-pw"),
                   "algorithm", "sha-256"))),
           CallOptions.WAIT).get(20, TimeUnit.SECONDS);
-      bob.onStreamEvent("stream-room-messages", (collection, id, fields) ->
+      bob.addStreamListener("stream-room-messages", (collection, id, fields) ->
           seenByBob.complete(fields.path("args").path(0).path("msg").asText()));
       bob.subscribe("stream-room-messages", "general",
               Map.of("useCollection", false, "args", List.of()))

@@ -190,7 +190,7 @@ public final class DdpClient implements AutoCloseable {
    * calls updated, and the collections replaced by the server's data in one step. {@code false}
    * before the first connection and while in sync. If the client fails for good or is closed in
    * between, it stays {@code true}: what the collections show was never resynchronised. Stream
-   * events ({@link #onStreamEvent}) are never held back and are not covered. Safe to call from any
+   * events ({@link #addStreamListener}) are never held back and are not covered. Safe to call from any
    * thread; {@link #addResyncListener} reports the changes.
    */
   public boolean isResyncing() {
@@ -205,9 +205,24 @@ public final class DdpClient implements AutoCloseable {
     return Listeners.add(engine.listeners.resync, Objects.requireNonNull(listener, "listener"));
   }
 
-  /** Adds a hook run on every reconnection; returns a handle that removes it. */
-  public Cancellable onReconnect(ReconnectHook hook) {
+  /**
+   * Adds a hook run on every reconnection, before the subscriptions and calls are re-sent (log in
+   * with the resume token there, as a {@link CallOptions#WAIT} call); returns a handle that
+   * removes it.
+   */
+  public Cancellable addReconnectHook(ReconnectHook hook) {
     return Listeners.add(engine.listeners.hooks, Objects.requireNonNull(hook, "hook"));
+  }
+
+  /**
+   * Adds a reconnect hook.
+   *
+   * @deprecated renamed {@link #addReconnectHook(ReconnectHook)}: every listener method is {@code
+   *     addX} and returns a handle
+   */
+  @Deprecated
+  public Cancellable onReconnect(ReconnectHook hook) {
+    return addReconnectHook(hook);
   }
 
   /**
@@ -316,9 +331,19 @@ public final class DdpClient implements AutoCloseable {
    * The collection is a stream while it has listeners: once the last one is removed, its data
    * messages go to its local store again (see {@link #collection}).
    */
-  public Cancellable onStreamEvent(String collection, StreamListener listener) {
+  public Cancellable addStreamListener(String collection, StreamListener listener) {
     checkName("collection", collection);
     return engine.data.addStreamListener(collection, Objects.requireNonNull(listener, "listener"));
+  }
+
+  /**
+   * Adds a stream listener.
+   *
+   * @deprecated renamed {@link #addStreamListener(String, StreamListener)}
+   */
+  @Deprecated
+  public Cancellable onStreamEvent(String collection, StreamListener listener) {
+    return addStreamListener(collection, listener);
   }
 
   /**
@@ -659,15 +684,38 @@ public final class DdpClient implements AutoCloseable {
      * {@link ConnectionListener}); more can be added later with {@link
      * DdpClient#addConnectionListener}.
      */
-    public Builder connectionListener(ConnectionListener listener) {
+    public Builder addConnectionListener(ConnectionListener listener) {
       connectionListeners.add(Objects.requireNonNull(listener, "connectionListener"));
       return this;
     }
 
-    /** Adds a status listener. */
-    public Builder statusListener(StatusListener listener) {
+    /**
+     * Adds a connection listener.
+     *
+     * @deprecated renamed {@link #addConnectionListener(ConnectionListener)}: it adds
+     */
+    @Deprecated
+    public Builder connectionListener(ConnectionListener listener) {
+      return addConnectionListener(listener);
+    }
+
+    /**
+     * Adds a status listener, told of every status from the first on; each call adds one more
+     * (more can be added later with {@link DdpClient#addStatusListener}).
+     */
+    public Builder addStatusListener(StatusListener listener) {
       statusListeners.add(Objects.requireNonNull(listener, "statusListener"));
       return this;
+    }
+
+    /**
+     * Adds a status listener.
+     *
+     * @deprecated renamed {@link #addStatusListener(StatusListener)}: it adds
+     */
+    @Deprecated
+    public Builder statusListener(StatusListener listener) {
+      return addStatusListener(listener);
     }
 
     /** Names the client in thread names and logs (default {@code ddp-client-N}). */

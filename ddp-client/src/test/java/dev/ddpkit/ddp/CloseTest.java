@@ -87,7 +87,7 @@ class CloseTest {
             .reopen(java.time.Duration.ofSeconds(1))
             .scheduler(time)
             .transportFactory(net)
-            .statusListener(st -> {
+            .addStatusListener(st -> {
               if (st.state() == DdpStatus.State.CONNECTED) {
                 holder[0].close();
                 closed.complete(null);

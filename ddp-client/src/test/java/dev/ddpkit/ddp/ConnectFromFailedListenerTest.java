@@ -24,7 +24,7 @@ class ConnectFromFailedListenerTest {
   void connectFromAFailedListenerAfterAVersionFailureDialsAgain() {
     AtomicReference<DdpClient> self = new AtomicReference<>();
     AtomicBoolean retried = new AtomicBoolean();
-    try (Harness h = new Harness(b -> b.statusListener(st -> {
+    try (Harness h = new Harness(b -> b.addStatusListener(st -> {
           if (st.state() == DdpStatus.State.FAILED && retried.compareAndSet(false, true)) {
             self.get().connect(); // "after a failure for good it starts again"
           }

@@ -32,8 +32,8 @@ class ConnectionListenerTest {
   @Test
   void eachConnectionIsToldOnceWhenItStartsAndOnceWhenItEnds() {
     Events events = new Events();
-    try (Harness h = new Harness(b -> b.connectionListener(events))) {
-      h.client.onReconnect(c -> events.seen.add("hook"));
+    try (Harness h = new Harness(b -> b.addConnectionListener(events))) {
+      h.client.addReconnectHook(c -> events.seen.add("hook"));
       ServerEnd s1 = h.connect("s1");
       assertThat(events.seen).containsExactly("connected");
 
@@ -72,12 +72,12 @@ class ConnectionListenerTest {
   @Test
   void aListenerThatThrowsDoesNotStopTheOthersNorTheConnection() {
     Events events = new Events();
-    try (Harness h = new Harness(b -> b.connectionListener(new ConnectionListener() {
+    try (Harness h = new Harness(b -> b.addConnectionListener(new ConnectionListener() {
       @Override
       public void onConnected(boolean reconnect) {
         throw new IllegalStateException("listener bug");
       }
-    }).connectionListener(events))) {
+    }).addConnectionListener(events))) {
       h.connect("s1");
       assertThat(events.seen).containsExactly("connected");
       assertThat(h.client.status().connected()).isTrue();

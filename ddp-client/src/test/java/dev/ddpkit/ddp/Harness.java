@@ -55,7 +55,7 @@ final class Harness implements AutoCloseable {
             .transportFactory(net)
             .executor(Runnable::run)
             .clock(Clock.fixed(T0, ZoneOffset.UTC))
-            .statusListener(statuses::add);
+            .addStatusListener(statuses::add);
     config.accept(b);
     client = b.build();
   }

@@ -31,7 +31,7 @@ class ReconnectTest {
       CompletableFuture<JsonNode> echo = h.client.call("echo", 42);
       s1.expect(
           sub(room, "room", "['r1']"), "{'msg':'method','method':'echo','params':[42],'id':'1'}");
-      h.client.onReconnect(c -> c.call("hello", "again"));
+      h.client.addReconnectHook(c -> c.call("hello", "again"));
 
       ServerEnd s2 = h.dropAndReconnect(s1, "s1", "s2");
 
@@ -51,7 +51,7 @@ class ReconnectTest {
       ServerEnd s1 = h.connect("s1");
       CompletableFuture<JsonNode> send = h.client.call("sendMessage", "hi");
       s1.expect("{'msg':'method','method':'sendMessage','params':['hi'],'id':'1'}");
-      h.client.onReconnect(
+      h.client.addReconnectHook(
           c -> c.call("login", List.of(Map.of("resume", "token-1")), CallOptions.WAIT));
 
       ServerEnd s2 = h.dropAndReconnect(s1, "s1", "s2");
@@ -177,7 +177,7 @@ class ReconnectTest {
   void streamEventsAreDeliveredAtOnceDuringResyncAndNeverStored() {
     try (Harness h = new Harness()) {
       List<String> got = new CopyOnWriteArrayList<>();
-      h.client.onStreamEvent(
+      h.client.addStreamListener(
           "stream-room-messages", (c, id, fields) -> got.add(id + " " + fields));
       ServerEnd s1 = h.connect("s1");
       Subscription stream = h.client.subscribe("stream-room-messages", "r1");

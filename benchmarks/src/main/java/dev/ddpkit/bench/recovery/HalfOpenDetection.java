@@ -115,7 +115,7 @@ public final class HalfOpenDetection {
                     .closePolicy(ClosePolicy.ddp())
                     .name("bench-halfopen")
                     .build())
-            .statusListener(st -> {
+            .addStatusListener(st -> {
               if (st.state() != DdpStatus.State.CONNECTED) {
                 leftAt.compareAndSet(0, System.nanoTime());
               }

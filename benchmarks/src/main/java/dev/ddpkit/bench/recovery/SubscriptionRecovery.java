@@ -132,7 +132,7 @@ public final class SubscriptionRecovery {
         server.createRoom(rid, "bench");
         rids.add(rid);
       }
-      client.onReconnect(
+      client.addReconnectHook(
           c -> c.call("login", List.of(Map.of("resume", token.get())), CallOptions.WAIT));
       client.connect();
       JsonNode login =

@@ -19,7 +19,7 @@ final class ReadmeExample {
     AtomicReference<String> token = new AtomicReference<>();
     try (DdpClient ddp = DdpClient.builder().url(url).build()) {   // RFC backoff, DDP close profile
       // On every reconnect, log in again with the resume token before anything else is re-sent.
-      ddp.onReconnect(c -> c.call("login", List.of(Map.of("resume", token.get())), CallOptions.WAIT));
+      ddp.addReconnectHook(c -> c.call("login", List.of(Map.of("resume", token.get())), CallOptions.WAIT));
       ddp.connect();
       JsonNode login = ddp.call("login", List.of(Map.of(
               "user", Map.of("username", "alice"),
@@ -27,7 +27,7 @@ final class ReadmeExample {
           CallOptions.WAIT).get(10, TimeUnit.SECONDS);
       token.set(login.get("token").asText());
       // Room messages arrive as events on a stream collection; the subscription survives reconnects.
-      ddp.onStreamEvent("stream-room-messages", (collection, id, fields) ->
+      ddp.addStreamListener("stream-room-messages", (collection, id, fields) ->
           show.accept(fields.path("args").path(0).path("msg").asText()));
       ddp.subscribe("stream-room-messages", "general", Map.of("useCollection", false, "args", List.of()))
           .ready().get(10, TimeUnit.SECONDS);

@@ -85,7 +85,7 @@ final class StormClient implements AutoCloseable {
     levelBefore = logger.getLevel();
     logger.setLevel(Level.ERROR);
     logger.addAppender(errors);
-    client.onStreamEvent(FrameGen.STREAM, (c, id, fields) -> streamEvents.incrementAndGet());
+    client.addStreamListener(FrameGen.STREAM, (c, id, fields) -> streamEvents.incrementAndGet());
     client.collection(FrameGen.DOCS).addListener(new CollectionListener() {
       @Override
       public void onAdded(String collection, String id, ObjectNode f) {

@@ -46,7 +46,7 @@ class DirectExecutionTest {
       });
       Loopback.Client c = lb.client(server.uri(), b -> b.directExecution());
       List<String> listenerThreads = new CopyOnWriteArrayList<>();
-      c.ddp.onReconnect(
+      c.ddp.addReconnectHook(
           client -> client.call("login", List.of(Map.of("resume", "token-1")), CallOptions.WAIT));
       c.connected();
       Subscription sub = c.ddp.subscribe("items");
@@ -99,7 +99,7 @@ class DirectExecutionTest {
       AtomicReference<String> ranOn = new AtomicReference<>();
       AtomicLong closeNanos = new AtomicLong(-1);
       CompletableFuture<Void> closed = new CompletableFuture<>();
-      c.ddp.onStreamEvent("events", (collection, id, fields) -> {
+      c.ddp.addStreamListener("events", (collection, id, fields) -> {
         ranOn.set(Thread.currentThread().getName());
         long t0 = System.nanoTime();
         c.ddp.close();
@@ -148,7 +148,7 @@ class DirectExecutionTest {
       Loopback.Client c = lb.client(server.uri(), b -> b.directExecution());
       java.util.concurrent.CountDownLatch inListener = new java.util.concurrent.CountDownLatch(1);
       java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-      c.ddp.onStreamEvent("events", (collection, id, fields) -> {
+      c.ddp.addStreamListener("events", (collection, id, fields) -> {
         inListener.countDown();
         try {
           release.await(PATIENCE.toSeconds(), SECONDS); // a slow listener, released below

@@ -162,7 +162,7 @@ final class Loopback implements AutoCloseable {
               .heartbeatInterval(HEARTBEAT)
               .heartbeatTimeout(HEARTBEAT_TIMEOUT)
               .connectTimeout(CONNECT_TIMEOUT)
-              .statusListener(s -> statuses.add(new Seen(System.nanoTime(), s)));
+              .addStatusListener(s -> statuses.add(new Seen(System.nanoTime(), s)));
       config.accept(b);
       this.ddp = b.build();
     }

@@ -57,7 +57,7 @@ class ServerRestartTest {
       });
 
       Loopback.Client c = lb.client(server.uri());
-      c.ddp.onReconnect(
+      c.ddp.addReconnectHook(
           client -> client.call("login", List.of(Map.of("resume", "token-1")), CallOptions.WAIT));
       c.connected();
       Subscription sub = c.ddp.subscribe("items");

@@ -100,7 +100,7 @@ class WssTest {
       b.sslContext(trust);
     }
     if (statuses != null) {
-      b.statusListener(statuses::add);
+      b.addStatusListener(statuses::add);
     }
     return b.build();
   }
