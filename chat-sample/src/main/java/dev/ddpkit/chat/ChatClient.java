@@ -233,11 +233,26 @@ public final class ChatClient implements AutoCloseable {
     return id;
   }
 
-  /** Closes the connection for good. Unacknowledged messages are dropped. */
+  /**
+   * Closes the connection for good. Unacknowledged messages are dropped. Returns at once; {@link
+   * #awaitTermination(Duration)} waits for the client's threads to end.
+   */
   @Override
   public void close() {
     ddp.execute(session::close);
     ddp.close();
+  }
+
+  /**
+   * Waits until the client has shut down after {@link #close()}, as {@link
+   * DdpClient#awaitTermination(Duration)}.
+   *
+   * @return whether it did within {@code timeout}
+   * @throws IllegalStateException if called from a listener (on the client's event loop)
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public boolean awaitTermination(Duration timeout) throws InterruptedException {
+    return ddp.awaitTermination(timeout);
   }
 
   @Override

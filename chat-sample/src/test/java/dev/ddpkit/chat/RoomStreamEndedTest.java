@@ -71,8 +71,9 @@ class RoomStreamEndedTest {
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws InterruptedException {
     client.close();
+    assertThat(client.awaitTermination(Duration.ofSeconds(10))).as("client shut down").isTrue();
     server.stop();
     assertThat(LiveThreads.startingWith("chat-stream-")).as("threads left").isEmpty();
   }

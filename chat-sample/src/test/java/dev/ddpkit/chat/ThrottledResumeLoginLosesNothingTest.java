@@ -124,8 +124,9 @@ class ThrottledResumeLoginLosesNothingTest {
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws InterruptedException {
     client.close();
+    assertThat(client.awaitTermination(Duration.ofSeconds(10))).as("client shut down").isTrue();
     server.stop();
     assertThat(LiveThreads.startingWith("throttled-login-")).as("threads left").isEmpty();
   }

@@ -74,7 +74,6 @@ public final class DdpClient implements AutoCloseable {
   private static final AtomicInteger COUNTER = new AtomicInteger();
   private static final char[] ID_CHARS =
       "23456789ABCDEFGHJKLMNPQRSTWXYZabcdefghijkmnopqrstuvwxyz".toCharArray();
-  private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
   private final String name;
   private final ObjectMapper mapper;
@@ -451,11 +450,10 @@ public final class DdpClient implements AutoCloseable {
 
   /**
    * Closes the connection for good, fails every pending call and subscription with a {@link
-   * DdpException}, cancels every {@linkplain #schedule timer} and stops the client's thread. Waits (up to a few seconds) for the shutdown to
-   * have run on the event loop and for the client's thread and its socket threads to end, unless
-   * called on the event loop (from a listener): then the socket's threads end just after the
-   * listener returns, and this returns at once, so a listener on the socket's reader thread never
-   * waits for its own thread to end.
+   * DdpException}, cancels every {@linkplain #schedule timer} and lets the client's threads end.
+   * Returns at once, from any thread, a listener included: the shutdown runs on the event loop
+   * after the tasks queued before it. {@link #awaitTermination(Duration)} waits for it to be done.
+   * Calling it again does nothing.
    */
   @Override
   public void close() {
@@ -468,23 +466,32 @@ public final class DdpClient implements AutoCloseable {
           });
       loop.shutdown();
     }
+  }
+
+  /**
+   * Waits until the client has shut down after {@link #close()}: the shutdown has run on the event
+   * loop, and the client's own thread (if it has one) and its socket threads have ended. Before
+   * {@code close()} it waits for a close that another thread makes, up to {@code timeout}.
+   *
+   * @return whether everything ended within {@code timeout}
+   * @throws IllegalStateException if called on the client's event loop (from a listener), where it
+   *     would wait for itself
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public boolean awaitTermination(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
     if (loop.inLoop()) {
-      return; // the thread ends once this task returns
+      throw new IllegalStateException(
+          "awaitTermination called on the client's event loop, which it would wait for");
     }
-    try {
-      long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
-      // On a shared executor or in direct mode, another thread may still be running the loop's
-      // earlier tasks: the shutdown (which retires the socket awaited below) runs after them.
-      boolean ended = shutdownDone.await(CLOSE_WAIT.toNanos(), TimeUnit.NANOSECONDS);
-      ended &= loop.awaitTermination(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-      ended &= engine.awaitTransports(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-      if (!ended) {
-        log.warn("{}: some threads did not end within {} s of close()", name,
-            CLOSE_WAIT.getSeconds());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+    return shutdownDone.await(left(deadline), TimeUnit.NANOSECONDS)
+        && loop.awaitTermination(Duration.ofNanos(left(deadline)))
+        && engine.awaitTransports(Duration.ofNanos(left(deadline)));
+  }
+
+  private static long left(long deadline) {
+    return Math.max(1, deadline - System.nanoTime());
   }
 
   @Override

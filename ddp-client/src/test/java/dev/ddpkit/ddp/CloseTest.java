@@ -10,9 +10,12 @@ import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
 import dev.ddpkit.ddp.memory.ServerEnd;
 import dev.ddpkit.ddp.testing.LiveThreads;
 import dev.ddpkit.reconnect.VirtualScheduler;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -64,6 +67,7 @@ class CloseTest {
 
     client.close();
 
+    assertThat(client.awaitTermination(Duration.ofSeconds(10))).isTrue();
     assertThat(threadNames()).doesNotContain("close-test-client");
     assertThat(threadNames()).isSubsetOf(before);
     assertThatThrownBy(() -> call.get(5, SECONDS))
@@ -101,9 +105,67 @@ class CloseTest {
     s.open();
     s.send("{'msg':'connected','session':'s1'}");
     closed.get(5, SECONDS);
-    client.close(); // waits for the thread to end
+    client.close(); // closed already: nothing more to do
+    assertThat(client.awaitTermination(Duration.ofSeconds(10))).isTrue();
     assertThat(threadNames()).doesNotContain("close-in-listener");
     assertThat(client.status().state()).isEqualTo(DdpStatus.State.OFFLINE);
+  }
+
+  @Test
+  void closeReturnsAtOnceWhileTheLoopIsBusyAndAwaitTerminationSaysWhenItIsDone() throws Exception {
+    VirtualScheduler time = new VirtualScheduler();
+    InMemoryTransportFactory net = new InMemoryTransportFactory();
+    DdpClient client =
+        DdpClient.builder()
+            .url(Harness.URL)
+            .name("close-busy-loop")
+            .reopen(Duration.ofSeconds(1))
+            .scheduler(time)
+            .transportFactory(net)
+            .build();
+    client.connect();
+    CountDownLatch busy = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    client.execute(() -> {
+      busy.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    assertThat(busy.await(10, SECONDS)).isTrue();
+    CompletableFuture<JsonNode> call = client.call("x");
+
+    client.close(); // the loop is held by the task above: close() must not wait for it
+
+    assertThat(client.awaitTermination(Duration.ofMillis(50))).as("still busy").isFalse();
+    assertThat(call).isNotDone();
+    release.countDown();
+    assertThat(client.awaitTermination(Duration.ofSeconds(10))).isTrue();
+    assertThat(threadNames()).doesNotContain("close-busy-loop");
+    failure(call, DdpException.class);
+  }
+
+  @Test
+  void awaitTerminationFromAListenerIsRefusedSinceItWouldWaitForItself() {
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    DdpClient[] holder = new DdpClient[1];
+    try (Harness h = new Harness(b -> b.addStatusListener(st -> {
+      if (st.connected()) {
+        try {
+          holder[0].awaitTermination(Duration.ofSeconds(1));
+        } catch (InterruptedException | RuntimeException e) {
+          thrown.compareAndSet(null, e);
+        }
+      }
+    }))) {
+      holder[0] = h.client;
+      h.connect("s1");
+    }
+    assertThat(thrown.get())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("event loop");
   }
 
   private static ServerEnd awaitDial(DdpClient client, InMemoryTransportFactory net)

@@ -195,6 +195,8 @@ public final class Footprint {
     }
   }
 
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+
   private static void closeAll(List<AutoCloseable> clients) {
     ExecutorService closer = Executors.newFixedThreadPool(8, r -> {
       Thread t = new Thread(r, "footprint-close");
@@ -205,6 +207,12 @@ public final class Footprint {
       closer.execute(() -> {
         try {
           c.close();
+          // close() returns at once: wait for the threads, so the next baseline has none of them.
+          if (c instanceof DdpClient d) {
+            d.awaitTermination(CLOSE_WAIT);
+          } else if (c instanceof ChatClient chat) {
+            chat.awaitTermination(CLOSE_WAIT);
+          }
         } catch (Exception e) {
           // closing is best effort here
         }

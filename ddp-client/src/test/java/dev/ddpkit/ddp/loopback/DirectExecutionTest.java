@@ -126,7 +126,7 @@ class DirectExecutionTest {
   }
 
   @Test
-  void closeFromAnotherThreadWaitsForTheSocketThreads() throws Exception {
+  void awaitTerminationFromAnotherThreadWaitsForTheSocketThreads() throws Exception {
     try (Loopback lb = new Loopback()) {
       TestDdpServer server = lb.server();
       Loopback.Client c = lb.client(server.uri(), b -> b.directExecution()).connected();
@@ -134,14 +134,15 @@ class DirectExecutionTest {
 
       c.ddp.close();
 
-      // No await: close() itself waited for the shutdown and for both socket threads.
+      // No polling: awaitTermination() waited for the shutdown and for both socket threads.
+      assertThat(c.ddp.awaitTermination(PATIENCE)).isTrue();
       assertThat(Loopback.threadsNamed(c.name)).isEmpty();
       assertThat(c.ddp.status().state()).isEqualTo(DdpStatus.State.OFFLINE);
     }
   }
 
   @Test
-  void closeWhileTheReaderThreadIsInAListenerReturnsOnlyOnceTheShutdownHasRun()
+  void closeWhileTheReaderThreadIsInAListenerReturnsAtOnceAndAwaitTerminationOnceTheShutdownHasRun()
       throws Exception {
     try (Loopback lb = new Loopback()) {
       TestDdpServer server = lb.server();
@@ -163,21 +164,36 @@ class DirectExecutionTest {
       server.send(event);
       assertThat(inListener.await(PATIENCE.toSeconds(), SECONDS)).isTrue();
 
-      Thread closer = new Thread(c.ddp::close, "direct-test-closer");
+      java.util.concurrent.atomic.AtomicBoolean closeReturned =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      java.util.concurrent.atomic.AtomicBoolean terminated =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      Thread closer = new Thread(() -> {
+        c.ddp.close();
+        closeReturned.set(true);
+        try {
+          terminated.set(c.ddp.awaitTermination(PATIENCE));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "direct-test-closer");
       closer.setDaemon(true);
       closer.start();
-      // close() queued the shutdown behind the listener's frame and waits for it to run.
+      // close() queued the shutdown behind the listener's frame and returned; awaitTermination()
+      // waits for it to run.
       eventually().until(() -> closer.getState() == Thread.State.TIMED_WAITING
           || !closer.isAlive());
-      assertThat(closer.isAlive()).as("close() still waiting").isTrue();
+      assertThat(closeReturned).as("close() returned with the listener still running").isTrue();
+      assertThat(closer.isAlive()).as("awaitTermination() still waiting").isTrue();
       assertThat(c.ddp.status().connected()).isTrue();
 
       release.countDown();
       closer.join(PATIENCE.toMillis());
       assertThat(closer.isAlive()).isFalse();
+      assertThat(terminated).isTrue();
       assertThat(c.ddp.status().state()).isEqualTo(DdpStatus.State.OFFLINE);
       assertThat(Loopback.threadsNamed(c.name))
-          .as("close() returned after the socket threads ended").isEmpty();
+          .as("awaitTermination() returned after the socket threads ended").isEmpty();
     }
   }
 

@@ -49,7 +49,8 @@ class SocketThreadNamesTest {
 
       c.ddp.close();
 
-      assertThat(threadsNamed(c.name)).as("close() waits for them").isEmpty();
+      assertThat(c.ddp.awaitTermination(Duration.ofSeconds(10))).isTrue();
+      assertThat(threadsNamed(c.name)).as("awaitTermination() waits for them").isEmpty();
     }
   }
 

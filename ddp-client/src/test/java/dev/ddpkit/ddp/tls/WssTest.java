@@ -83,6 +83,7 @@ class WssTest {
     } finally {
       long t0 = System.nanoTime();
       client.close();
+      assertThat(client.awaitTermination(Duration.ofSeconds(10))).isTrue();
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(6));
     }
   }
