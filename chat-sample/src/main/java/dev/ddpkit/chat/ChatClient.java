@@ -1,9 +1,10 @@
 package dev.ddpkit.chat;
 
 import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.DdpClientBuilder;
 import dev.ddpkit.ddp.DdpStats;
 import dev.ddpkit.reconnect.Backoff;
-import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
 import java.net.URI;
@@ -63,7 +64,7 @@ public final class ChatClient implements AutoCloseable {
     this.name = b.name != null ? b.name : "chat-" + SEQ.incrementAndGet();
     this.rooms = List.copyOf(b.rooms);
     ChatSession[] holder = new ChatSession[1];
-    DdpClient.Builder db =
+    DdpClientBuilder db =
         DdpClient.builder()
             .url(b.url)
             .name(this.name)
@@ -244,6 +245,14 @@ public final class ChatClient implements AutoCloseable {
   }
 
   /**
+   * Returns the DDP client's reconnection manager, for its status and listeners ({@link
+   * DdpClient#reconnectionManager()}).
+   */
+  public dev.ddpkit.reconnect.ReconnectionManager reconnectionManager() {
+    return ddp.reconnectionManager();
+  }
+
+  /**
    * Waits until the client has shut down after {@link #close()}, as {@link
    * DdpClient#awaitTermination(Duration)}.
    *
@@ -279,7 +288,8 @@ public final class ChatClient implements AutoCloseable {
     private String token;
     private final List<String> rooms = new ArrayList<>();
     private ChatListener listener = ChatListener.NONE;
-    private ReconnectionManager reconnection;
+    private ReconnectPolicy reconnection;
+    private Ticker ticker;
     private Backoff backoff;
     private Duration stableAfter;
     private int maxAttempts;
@@ -363,12 +373,12 @@ public final class ChatClient implements AutoCloseable {
     }
 
     /**
-     * A reconnection manager of its own (one per client, never shared). Conflicts with {@link
-     * #backoff}, {@link #stableAfter} and {@link #maxAttempts}. Default: the DDP client's (RFC
-     * curve, stable after 10 s).
+     * How to reconnect: the DDP client makes its own manager from it. Conflicts with {@link
+     * #backoff}, {@link #stableAfter} and {@link #maxAttempts}, which set parts of it. Default:
+     * {@link ReconnectPolicy#defaults()} (RFC curve, stable after 10 s).
      */
-    public Builder reconnection(ReconnectionManager manager) {
-      this.reconnection = Objects.requireNonNull(manager, "reconnection");
+    public Builder reconnection(ReconnectPolicy policy) {
+      this.reconnection = Objects.requireNonNull(policy, "reconnection");
       return this;
     }
 
@@ -447,9 +457,18 @@ public final class ChatClient implements AutoCloseable {
       return this;
     }
 
-    /** The scheduler for timers, passed on to the DDP client (default: the shared one). */
+    /**
+     * The scheduler for timers, passed on to the DDP client (default: the shared one); with a
+     * {@link dev.ddpkit.reconnect.VirtualScheduler}, set it as the {@link #ticker} too.
+     */
     public Builder scheduler(Scheduler scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** The time source, passed on to the DDP client (default: the system's). */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 
@@ -474,7 +493,7 @@ public final class ChatClient implements AutoCloseable {
 
     /**
      * Runs the DDP client's event loop on no thread of its own ({@link
-     * DdpClient.Builder#directExecution()}): a connected client costs the socket's two threads
+     * DdpClientBuilder#directExecution()}): a connected client costs the socket's two threads
      * only, and each frame is handled on the socket's reader thread. The {@link ChatListener} is
      * then called on the socket's thread, the scheduler's thread or the thread calling this
      * client, and must not block. Conflicts with {@link #executor}: {@link #build()} refuses both.
@@ -540,7 +559,7 @@ public final class ChatClient implements AutoCloseable {
      * Returns the client, not started.
      *
      * @throws IllegalStateException if the url is missing, if neither or both of password and token
-     *     are set, if a password has no user name, or if a manager is combined with backoff settings
+     *     are set, if a password has no user name, or if a policy is combined with backoff settings
      */
     public ChatClient build() {
       if (url == null) {
@@ -557,16 +576,16 @@ public final class ChatClient implements AutoCloseable {
       }
       if (reconnection != null && (backoff != null || stableAfter != null || maxAttempts > 0)) {
         throw new IllegalStateException(
-            "reconnection conflicts with backoff, stableAfter and maxAttempts: configure the manager");
+            "reconnection conflicts with backoff, stableAfter and maxAttempts: set them in the policy");
       }
       return new ChatClient(this);
     }
 
     /** Passes the settings the DDP client takes on to its builder. */
-    private void configure(DdpClient.Builder db) {
-      ReconnectionManager manager = reconnection();
-      if (manager != null) {
-        db.reconnection(manager);
+    private void configure(DdpClientBuilder db) {
+      ReconnectPolicy policy = reconnection();
+      if (policy != null) {
+        db.reconnection(policy);
       }
       if (heartbeatInterval != null) {
         db.heartbeatInterval(heartbeatInterval);
@@ -579,6 +598,9 @@ public final class ChatClient implements AutoCloseable {
       }
       if (scheduler != null) {
         db.scheduler(scheduler);
+      }
+      if (ticker != null) {
+        db.ticker(ticker);
       }
       if (sslContext != null) {
         db.sslContext(sslContext);
@@ -594,28 +616,20 @@ public final class ChatClient implements AutoCloseable {
       }
     }
 
-    private ReconnectionManager reconnection() {
+    /** The policy of the DDP client's manager: {@link #reconnection}, or one from the settings. */
+    private ReconnectPolicy reconnection() {
       if (reconnection != null) {
         return reconnection;
       }
       if (backoff == null && stableAfter == null && maxAttempts == 0) {
-        return null;
+        return null; // the DDP client's default
       }
-      ReconnectionManager.Builder rb = ReconnectionManager.builder().maxAttempts(maxAttempts);
+      ReconnectPolicy.Builder rb = ReconnectPolicy.builder().maxAttempts(maxAttempts);
       if (backoff != null) {
         rb.backoff(backoff);
       }
       if (stableAfter != null) {
         rb.stableAfter(stableAfter);
-      }
-      if (scheduler != null) {
-        // The manager no longer guesses its ticker from its scheduler: the time source the
-        // DdpClient reads, until the builder takes a ticker of its own.
-        rb.scheduler(scheduler)
-            .ticker(scheduler instanceof Ticker t ? t : Ticker.systemTicker());
-      }
-      if (name != null) {
-        rb.name(name);
       }
       return rb.build();
     }

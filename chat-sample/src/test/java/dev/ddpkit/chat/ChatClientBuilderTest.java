@@ -3,7 +3,7 @@ package dev.ddpkit.chat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ddpkit.reconnect.Backoff;
-import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +37,7 @@ class ChatClientBuilderTest {
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("username");
     assertThatThrownBy(
             () -> ChatClient.builder().url(URL).token("t")
-                .reconnection(ReconnectionManager.builder().build())
+                .reconnection(ReconnectPolicy.defaults())
                 .backoff(Backoff.rfc())
                 .build())
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("reconnection conflicts");

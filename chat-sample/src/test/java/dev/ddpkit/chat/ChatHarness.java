@@ -52,6 +52,7 @@ final class ChatHarness implements AutoCloseable {
             .backoff(Backoff.fixed(Duration.ofSeconds(1)))
             .stableAfter(Duration.ofSeconds(10))
             .scheduler(time)
+            .ticker(time)
             .executor(Runnable::run)
             .transportFactory(net)
             .clock(clock)

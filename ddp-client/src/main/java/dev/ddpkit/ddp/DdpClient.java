@@ -5,22 +5,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.ddpkit.ddp.transport.TransportFactory;
 import dev.ddpkit.ddp.transport.WebSocketTransportFactory;
-import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.Cancellable;
-import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.Ticker;
-import dev.ddpkit.reconnect.Scheduler;
-import dev.ddpkit.reconnect.Ticker;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.security.SecureRandom;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -29,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,9 +35,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>by default, a thread of the client's own (named after the client), fed by the socket's
  *       threads: 3 threads per connected client with the socket's two;
- *   <li>{@link Builder#executor(Executor)}: an executor the caller owns, such as a pool shared by
+ *   <li>{@link DdpClientBuilder#executor(Executor)}: an executor the caller owns, such as a pool shared by
  *       many clients (2 threads per connected client, plus the pool's);
- *   <li>{@link Builder#directExecution()}: no executor at all; each task runs on the thread that
+ *   <li>{@link DdpClientBuilder#directExecution()}: no executor at all; each task runs on the thread that
  *       gave rise to it, mostly the socket's reader thread (2 threads per connected client, no
  *       hand-off per frame).
  * </ul>
@@ -87,24 +77,20 @@ public final class DdpClient implements AutoCloseable {
   private final AtomicLong methodIds = new AtomicLong();
   private final SecureRandom random = new SecureRandom();
 
-  private DdpClient(Builder b) {
+  DdpClient(DdpClientBuilder b) {
     this.name = b.name != null ? b.name : "ddp-client-" + COUNTER.incrementAndGet();
     this.mapper = b.mapper;
     this.params = new EjsonParams(b.mapper);
+    Ticker ticker = b.tickerOrDefault();
+    // The client's own manager, on the client's time: never shared with another client.
     this.manager =
-        b.manager != null
-            ? b.manager
-            : ReconnectionManager.builder()
-                .policy(
-                    b.reopen != null
-                        ? ReconnectPolicy.builder().backoff(Backoff.fixed(b.reopen)).build()
-                        : ReconnectPolicy.defaults())
-                .scheduler(b.scheduler)
-                // The manager no longer guesses its ticker from its scheduler; the client's own
-                // rule (ClientEngine reads time the same way) until the builder takes a ticker.
-                .ticker(b.scheduler instanceof Ticker t ? t : Ticker.systemTicker())
-                .name(name)
-                .build();
+        ReconnectionManager.builder()
+            .policy(b.reconnectPolicy())
+            .scheduler(b.scheduler)
+            .ticker(ticker)
+            .credentialsRefresher(b.credentialsRefresher)
+            .name(name)
+            .build();
     this.loop =
         b.direct
             ? EventLoop.direct(name)
@@ -116,8 +102,7 @@ public final class DdpClient implements AutoCloseable {
                 b.sslContext, b.maxFrameBytes, b.connectTimeout, name);
     this.engine =
         new ClientEngine(
-            new EngineConfig(name, b.url, b.scheduler,
-                b.scheduler instanceof Ticker t ? t : Ticker.systemTicker(), b.clock,
+            new EngineConfig(name, b.url, b.scheduler, ticker, b.clock,
                 b.heartbeatInterval, b.heartbeatTimeout, b.connectTimeout, b.resyncTimeout,
                 b.maxQueuedCalls, b.maxFrameBytes, b.strictProtocol),
             manager, transports, loop, mapper, b.statusListeners);
@@ -127,8 +112,8 @@ public final class DdpClient implements AutoCloseable {
   }
 
   /** Returns a builder. */
-  public static Builder builder() {
-    return new Builder();
+  public static DdpClientBuilder builder() {
+    return new DdpClientBuilder();
   }
 
   /**
@@ -154,7 +139,12 @@ public final class DdpClient implements AutoCloseable {
     return engine.stats();
   }
 
-  /** Returns the reconnection manager the client reports to (the default one if none was set). */
+  /**
+   * Returns the client's own reconnection manager, made from its {@link
+   * DdpClientBuilder#reconnection policy}: for its status and listeners ({@link
+   * ReconnectionManager#addListener}). The client drives it; the network and lifecycle reports have
+   * their own methods here ({@link #networkLost()}, {@link #suspend()}, ...).
+   */
   public ReconnectionManager reconnectionManager() {
     return manager;
   }
@@ -255,7 +245,7 @@ public final class DdpClient implements AutoCloseable {
    * numbers as {@code {"$InfNaN": 0|1|-1}}, and a map whose keys look like an EJSON type (say
    * {@code "$date"}) wrapped in {@code {"$escape": ...}}; maps, collections and arrays are walked,
    * a {@link JsonNode} is sent as is, and any other object (a record, a bean) is serialised by the
-   * {@linkplain Builder#objectMapper mapper}, with these EJSON forms for the values in it.
+   * {@linkplain DdpClientBuilder#objectMapper mapper}, with these EJSON forms for the values in it.
    *
    * @throws IllegalArgumentException if a param cannot be encoded (a map key that is not a string,
    *     a cycle, a date outside JavaScript's range, or what the mapper rejects)
@@ -366,7 +356,7 @@ public final class DdpClient implements AutoCloseable {
 
   /**
    * Runs {@code task} on the client's event loop (as {@link #execute}) after {@code delay}, on the
-   * client's {@linkplain Builder#scheduler scheduler}'s time: a timer of the client's own, with no
+   * client's {@linkplain DdpClientBuilder#scheduler scheduler}'s time: a timer of the client's own, with no
    * thread of its own. The handle cancels it; a timer cancelled from the event loop (from a
    * listener, or another loop task) never runs afterwards. {@link #close()} cancels every timer
    * not yet run, and a timer scheduled after {@code close()} never runs.
@@ -515,322 +505,6 @@ public final class DdpClient implements AutoCloseable {
     Objects.requireNonNull(value, field);
     if (value.isEmpty()) {
       throw new IllegalArgumentException(field + " must not be empty");
-    }
-  }
-
-  /** Builds a {@link DdpClient}. Defaults are set here; each setter validates its argument. */
-  public static final class Builder {
-    private URI url;
-    private ReconnectionManager manager;
-    private Duration reopen;
-    private Duration heartbeatInterval = Duration.ofSeconds(25);
-    private Duration heartbeatTimeout = Duration.ofSeconds(15);
-    private Duration connectTimeout = Duration.ofSeconds(10);
-    private Duration resyncTimeout = Duration.ofSeconds(30);
-    private Scheduler scheduler = Scheduler.systemScheduler();
-    private int maxQueuedCalls = 1_000;
-    private int maxFrameBytes = WebSocketTransportFactory.DEFAULT_MAX_FRAME_BYTES;
-    private SSLContext sslContext;
-    private final List<StatusListener> statusListeners = new ArrayList<>();
-    private final List<ConnectionListener> connectionListeners = new ArrayList<>();
-    private String name;
-    private TransportFactory transportFactory;
-    private Executor executor;
-    private boolean direct;
-    private boolean strictProtocol;
-    private Clock clock = Clock.systemUTC();
-    private ObjectMapper mapper = new ObjectMapper();
-
-    private Builder() {}
-
-    /** The server URL: {@code ws://host:port/websocket} or {@code wss://...}. Required. */
-    public Builder url(String url) {
-      Objects.requireNonNull(url, "url");
-      try {
-        return url(new URI(url));
-      } catch (URISyntaxException e) {
-        throw new IllegalArgumentException("url is not a valid URI: " + e.getReason(), e);
-      }
-    }
-
-    /** The server URL. */
-    public Builder url(URI url) {
-      Objects.requireNonNull(url, "url");
-      String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
-      if (!scheme.equals("ws") && !scheme.equals("wss")) {
-        throw new IllegalArgumentException("url must start with ws:// or wss://, got scheme '"
-            + scheme + "'");
-      }
-      if (url.getHost() == null || url.getHost().isEmpty()) {
-        throw new IllegalArgumentException("url has no host");
-      }
-      this.url = url;
-      return this;
-    }
-
-    /**
-     * The reconnection manager (the default: DDP close profile, RFC curve, stable after 10 s).
-     * Conflicts with {@link #reopen(Duration)}. The client starts it, reports to it and stops it
-     * on {@link DdpClient#close()}; it must not be started by anyone else.
-     */
-    public Builder reconnection(ReconnectionManager manager) {
-      this.manager = Objects.requireNonNull(manager, "manager");
-      return this;
-    }
-
-    /**
-     * Legacy fixed-interval reconnection, as the Rocket.Chat SDK's {@code reopen: 5000}. Off by
-     * default; prefer {@link #reconnection(ReconnectionManager)}.
-     */
-    public Builder reopen(Duration interval) {
-      this.reopen = positive("reopen", interval);
-      return this;
-    }
-
-    /**
-     * Send a ping after this long without inbound traffic (default 25 s); {@link Duration#ZERO}
-     * turns the heartbeat off.
-     */
-    public Builder heartbeatInterval(Duration interval) {
-      Objects.requireNonNull(interval, "heartbeatInterval");
-      if (interval.isNegative()) {
-        throw new IllegalArgumentException("heartbeatInterval must not be negative: " + interval);
-      }
-      this.heartbeatInterval = interval;
-      return this;
-    }
-
-    /** Declare the socket dead if nothing arrives this long after a ping (default 15 s). */
-    public Builder heartbeatTimeout(Duration timeout) {
-      this.heartbeatTimeout = positive("heartbeatTimeout", timeout);
-      return this;
-    }
-
-    /**
-     * How long the resynchronisation after a reconnect may wait for revived subscriptions' {@code
-     * ready} and re-sent calls' {@code updated} (default 30 s). Past it, the client logs a warning
-     * and shows the data received so far: a server that never answers one of them would otherwise
-     * leave {@link DdpClient#isResyncing()} true, and the collections stale, until the next
-     * reconnect. A subscription still not ready then becomes current when its {@code ready}
-     * arrives.
-     */
-    public Builder resyncTimeout(Duration timeout) {
-      this.resyncTimeout = positive("resyncTimeout", timeout);
-      return this;
-    }
-
-    /** Give up on a dial that has not reached DDP {@code connected} after this long (default 10 s). */
-    public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = positive("connectTimeout", timeout);
-      return this;
-    }
-
-    /**
-     * The scheduler for heartbeat and connect timers (default: the shared real-time one). If it is
-     * also a {@link dev.ddpkit.reconnect.Ticker} (a {@link dev.ddpkit.reconnect.VirtualScheduler})
-     * the client reads time from it; the default reconnection manager uses it too.
-     */
-    public Builder scheduler(Scheduler scheduler) {
-      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-      return this;
-    }
-
-    /**
-     * How many calls may wait unsent (while offline, or behind a wait call such as a login) before
-     * new ones fail at once; at least 1 (default 1,000).
-     */
-    public Builder maxQueuedCalls(int max) {
-      if (max < 1) {
-        // 0 would fail every call, even while connected: a call waits unsent until it is sent.
-        throw new IllegalArgumentException("maxQueuedCalls must be at least 1: " + max);
-      }
-      this.maxQueuedCalls = max;
-      return this;
-    }
-
-    /**
-     * The largest frame accepted from the server (default 16 MiB); a larger one is a protocol
-     * error and the connection is dropped and redialed.
-     */
-    public Builder maxFrameBytes(int max) {
-      if (max < 1) {
-        throw new IllegalArgumentException("maxFrameBytes must be positive: " + max);
-      }
-      this.maxFrameBytes = max;
-      return this;
-    }
-
-    /**
-     * How the client takes frames that are not DDP as the spec writes it. Tolerant ({@code
-     * false}, the default), as Meteor's own client: a frame that is malformed or unknown but
-     * leaves the client's state intact (not JSON, no {@code msg}, a field of the wrong type, an
-     * unknown {@code msg}, a result for an unknown call) is counted in {@link
-     * DdpStats#protocolErrors()}, logged at WARN (at most a few lines a minute) and dropped, and
-     * the connection stays; the well-known deviations of real servers are read as what they mean
-     * (an {@code updated} with {@code id} naming one call, a method error without {@code msg}
-     * keyed by the call's {@code id}: see {@link DdpStats#deviations()}). Strict ({@code true}),
-     * for tests against a server that must speak the spec: any frame that does not parse drops
-     * the connection. In both modes a frame that would corrupt the client's state (a {@code
-     * connected} in the middle of a session) or is over {@link #maxFrameBytes} drops the
-     * connection, and the reconnection backs off as from any other close, the status giving the
-     * reason. Extra fields in a known message are ignored in both modes.
-     */
-    public Builder strictProtocol(boolean strict) {
-      this.strictProtocol = strict;
-      return this;
-    }
-
-    /** The TLS context for {@code wss://} (default: the JVM's, with host name verification on). */
-    public Builder sslContext(SSLContext context) {
-      this.sslContext = Objects.requireNonNull(context, "sslContext");
-      return this;
-    }
-
-    /**
-     * Adds a listener told of each connection's start and end from the first connection on (see
-     * {@link ConnectionListener}); more can be added later with {@link
-     * DdpClient#addConnectionListener}.
-     */
-    public Builder addConnectionListener(ConnectionListener listener) {
-      connectionListeners.add(Objects.requireNonNull(listener, "connectionListener"));
-      return this;
-    }
-
-    /**
-     * Adds a connection listener.
-     *
-     * @deprecated renamed {@link #addConnectionListener(ConnectionListener)}: it adds
-     */
-    @Deprecated
-    public Builder connectionListener(ConnectionListener listener) {
-      return addConnectionListener(listener);
-    }
-
-    /**
-     * Adds a status listener, told of every status from the first on; each call adds one more
-     * (more can be added later with {@link DdpClient#addStatusListener}).
-     */
-    public Builder addStatusListener(StatusListener listener) {
-      statusListeners.add(Objects.requireNonNull(listener, "statusListener"));
-      return this;
-    }
-
-    /**
-     * Adds a status listener.
-     *
-     * @deprecated renamed {@link #addStatusListener(StatusListener)}: it adds
-     */
-    @Deprecated
-    public Builder statusListener(StatusListener listener) {
-      return addStatusListener(listener);
-    }
-
-    /** Names the client in thread names and logs (default {@code ddp-client-N}). */
-    public Builder name(String name) {
-      Objects.requireNonNull(name, "name");
-      if (name.trim().isEmpty()) {
-        throw new IllegalArgumentException("name must not be blank");
-      }
-      this.name = name;
-      return this;
-    }
-
-    /**
-     * The transport (default: Java-WebSocket, {@link WebSocketTransportFactory}). A seam for tests
-     * (an in-memory transport) and for other socket libraries. Conflicts with {@link
-     * #sslContext(SSLContext)}: TLS is then the factory's business.
-     */
-    public Builder transportFactory(TransportFactory factory) {
-      this.transportFactory = Objects.requireNonNull(factory, "transportFactory");
-      return this;
-    }
-
-    /**
-     * Runs the client's event loop on this executor instead of the client's own thread. The client
-     * still runs its tasks one at a time and in order. {@code Runnable::run} makes every step run
-     * on the calling thread, which with a {@link dev.ddpkit.reconnect.VirtualScheduler} makes tests
-     * fully deterministic (for real sockets prefer {@link #directExecution()}). The executor is not
-     * shut down by {@link DdpClient#close()}. If it rejects the loop, the thread that submitted the
-     * task runs the queued tasks itself (logged). Conflicts with {@link #directExecution()}.
-     */
-    public Builder executor(Executor executor) {
-      this.executor = Objects.requireNonNull(executor, "executor");
-      return this;
-    }
-
-    /**
-     * Runs the client's event loop on no thread of its own: each task runs on the thread that gave
-     * rise to it, one at a time and in order as always. A frame is handled, and the listeners it
-     * concerns are called, on the socket's reader thread ({@code <name>-ws-read}) with no hand-off
-     * to another thread; a timer (heartbeat, connect timeout, reconnect) runs on the {@linkplain
-     * #scheduler(Scheduler) scheduler}'s thread, shared by every client of the JVM by default; a
-     * public method called while the loop is idle runs on the caller's thread, and may run there
-     * what other threads queued meanwhile. So a connected client costs the two socket threads
-     * only, and no thread is left once it is closed.
-     *
-     * <p>The contract for listeners is stricter than with a thread of the client's own: they run
-     * on the socket's thread, the scheduler's thread or the calling thread, and must not block
-     * (no I/O, no waiting on this client's futures or on a lock held by a thread that calls the
-     * client): while one runs, the socket is not read, and on the scheduler's thread other
-     * clients' timers wait. Calling the client's methods from a listener, {@link DdpClient#close()}
-     * included, is fine. A frame that arrives while another thread is running the loop waits on
-     * the reader thread until that thread has handled it, so the scheduler's thread handles at
-     * most one frame per client before going back to its timers. Conflicts with {@link
-     * #executor(Executor)}.
-     */
-    public Builder directExecution() {
-      this.direct = true;
-      return this;
-    }
-
-    /** The wall clock used for {@link DdpStatus#retryTime()} (default: the system clock, UTC). */
-    public Builder clock(Clock clock) {
-      this.clock = Objects.requireNonNull(clock, "clock");
-      return this;
-    }
-
-    /**
-     * The Jackson mapper for params and frames (default: a plain {@link ObjectMapper}); register
-     * modules on it for custom types.
-     */
-    public Builder objectMapper(ObjectMapper mapper) {
-      this.mapper = Objects.requireNonNull(mapper, "objectMapper");
-      return this;
-    }
-
-    /**
-     * Returns the client, not yet connected: call {@link DdpClient#connect()}.
-     *
-     * @throws IllegalStateException if no url is set, or both {@code reconnection} and {@code
-     *     reopen}, or both {@code transportFactory} and {@code sslContext}, or both {@code
-     *     executor} and {@code directExecution} are set
-     */
-    public DdpClient build() {
-      if (url == null) {
-        throw new IllegalStateException("url is required");
-      }
-      if (manager != null && reopen != null) {
-        throw new IllegalStateException(
-            "set either reconnection(manager) or the legacy reopen(interval), not both");
-      }
-      if (transportFactory != null && sslContext != null) {
-        throw new IllegalStateException(
-            "sslContext applies to the default transport only: configure TLS in the "
-                + "transportFactory instead");
-      }
-      if (executor != null && direct) {
-        throw new IllegalStateException(
-            "set either executor(executor) or directExecution(), not both");
-      }
-      return new DdpClient(this);
-    }
-
-    private static Duration positive(String field, Duration d) {
-      Objects.requireNonNull(d, field);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(field + " must be positive: " + d);
-      }
-      return d;
     }
   }
 }

@@ -6,7 +6,7 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 
-/** The settings of a {@link ClientEngine}, validated by {@link DdpClient.Builder}. */
+/** The settings of a {@link ClientEngine}, validated by {@link DdpClientBuilder}. */
 record EngineConfig(
     String name,
     URI uri,

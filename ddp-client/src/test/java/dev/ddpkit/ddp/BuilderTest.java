@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
 import dev.ddpkit.ddp.memory.ServerEnd;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.CloseAction;
 import dev.ddpkit.reconnect.ReconnectionManager;
@@ -37,7 +38,7 @@ class BuilderTest {
 
   @Test
   void settersNameTheFieldTheyReject() {
-    DdpClient.Builder b = DdpClient.builder();
+    DdpClientBuilder b = DdpClient.builder();
     assertThatThrownBy(() -> b.heartbeatTimeout(Duration.ZERO)).hasMessageContaining(
         "heartbeatTimeout");
     assertThatThrownBy(() -> b.heartbeatInterval(Duration.ofSeconds(-1))).hasMessageContaining(
@@ -52,10 +53,10 @@ class BuilderTest {
 
   @Test
   void reconnectionAndReopenTogetherAreAConflict() {
-    DdpClient.Builder b =
+    DdpClientBuilder b =
         DdpClient.builder()
             .url(Harness.URL)
-            .reconnection(ReconnectionManager.builder().build())
+            .reconnection(ReconnectPolicy.defaults())
             .reopen(Duration.ofSeconds(5));
     assertThatThrownBy(b::build)
         .isInstanceOf(IllegalStateException.class)
@@ -76,7 +77,7 @@ class BuilderTest {
 
   @Test
   void sslContextAndTransportFactoryTogetherAreAConflict() throws Exception {
-    DdpClient.Builder b =
+    DdpClientBuilder b =
         DdpClient.builder()
             .url("wss://example.com/websocket")
             .sslContext(SSLContext.getDefault())
@@ -137,6 +138,7 @@ class BuilderTest {
             .transportFactory(net)
             .executor(Runnable::run)
             .scheduler(time)
+            .ticker(time)
             .heartbeatInterval(Duration.ZERO)
             .build()) {
       ReconnectionManager m = c.reconnectionManager();
@@ -159,11 +161,12 @@ class BuilderTest {
     }
   }
 
-  private static DdpClient inMemory(DdpClient.Builder b, VirtualScheduler time) {
+  private static DdpClient inMemory(DdpClientBuilder b, VirtualScheduler time) {
     return b.url(Harness.URL)
         .transportFactory(new InMemoryTransportFactory())
         .executor(Runnable::run)
         .scheduler(time)
+        .ticker(time)
         .build();
   }
 

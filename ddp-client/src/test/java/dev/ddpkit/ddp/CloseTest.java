@@ -58,6 +58,7 @@ class CloseTest {
             .name("close-test-client")
             .reopen(java.time.Duration.ofSeconds(1))
             .scheduler(time)
+            .ticker(time)
             .transportFactory(net)
             .build();
     client.connect();
@@ -90,6 +91,7 @@ class CloseTest {
             .name("close-in-listener")
             .reopen(java.time.Duration.ofSeconds(1))
             .scheduler(time)
+            .ticker(time)
             .transportFactory(net)
             .addStatusListener(st -> {
               if (st.state() == DdpStatus.State.CONNECTED) {
@@ -121,6 +123,7 @@ class CloseTest {
             .name("close-busy-loop")
             .reopen(Duration.ofSeconds(1))
             .scheduler(time)
+            .ticker(time)
             .transportFactory(net)
             .build();
     client.connect();

@@ -3,6 +3,7 @@ package dev.ddpkit.ddp;
 import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
 import dev.ddpkit.ddp.memory.ServerEnd;
 import dev.ddpkit.reconnect.Backoff;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.VirtualScheduler;
 import java.time.Clock;
@@ -34,30 +35,27 @@ final class Harness implements AutoCloseable {
     this(b -> {});
   }
 
-  Harness(Consumer<DdpClient.Builder> config) {
+  Harness(Consumer<DdpClientBuilder> config) {
     this(Backoff.fixed(Duration.ofSeconds(1)), config);
   }
 
-  Harness(Backoff backoff, Consumer<DdpClient.Builder> config) {
-    manager =
-        ReconnectionManager.builder()
-            .backoff(backoff)
-            .scheduler(time)
-            .ticker(time)
-            .stableAfter(Duration.ofSeconds(10))
-            .build();
-    DdpClient.Builder b =
+  Harness(Backoff backoff, Consumer<DdpClientBuilder> config) {
+    DdpClientBuilder b =
         DdpClient.builder()
             .url(URL)
             .name("test-client")
-            .reconnection(manager)
+            .reconnection(
+                ReconnectPolicy.builder().backoff(backoff).stableAfter(Duration.ofSeconds(10))
+                    .build())
             .scheduler(clock)
+            .ticker(clock)
             .transportFactory(net)
             .executor(Runnable::run)
             .clock(Clock.fixed(T0, ZoneOffset.UTC))
             .addStatusListener(statuses::add);
     config.accept(b);
     client = b.build();
+    manager = client.reconnectionManager();
   }
 
   /** connect(), the socket opens, the client says connect, the server says connected. */

@@ -141,6 +141,7 @@ class LoopTasksTest {
             .url(Harness.URL)
             .name("loop-tasks-client")
             .scheduler(time)
+            .ticker(time)
             .transportFactory(new InMemoryTransportFactory())
             .build()) {
       CompletableFuture<String> task = new CompletableFuture<>();

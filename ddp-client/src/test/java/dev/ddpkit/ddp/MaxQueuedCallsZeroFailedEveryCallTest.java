@@ -19,7 +19,7 @@ class MaxQueuedCallsZeroFailedEveryCallTest {
 
   @Test
   void zeroIsRefusedAtTheSetterNamingTheField() {
-    DdpClient.Builder b = DdpClient.builder();
+    DdpClientBuilder b = DdpClient.builder();
     assertThatThrownBy(() -> b.maxQueuedCalls(0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxQueuedCalls");

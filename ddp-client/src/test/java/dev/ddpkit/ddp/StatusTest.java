@@ -126,6 +126,7 @@ class StatusTest {
             .url(Harness.URL)
             .reopen(Duration.ofSeconds(5))
             .scheduler(time)
+            .ticker(time)
             .transportFactory(net)
             .executor(Runnable::run)
             .clock(Clock.fixed(Harness.T0, ZoneOffset.UTC))

@@ -67,8 +67,17 @@ public final class ReconnectPolicy {
   /**
    * Returns a new manager with this policy, on the given time source: the scheduler runs its
    * timers, the ticker is read for the time of the next attempt (they must agree: a {@link
-   * VirtualScheduler} is both), the random source draws the jitter. Name, listeners and a
-   * credentials refresher can be set with {@link ReconnectionManager.Builder#policy} instead.
+   * VirtualScheduler} is both); the jitter comes from a {@link java.util.SplittableRandom} of the
+   * manager's own. Name, listeners and a credentials refresher can be set with {@link
+   * ReconnectionManager.Builder#policy} instead.
+   */
+  public ReconnectionManager newManager(Scheduler scheduler, Ticker ticker) {
+    return ReconnectionManager.builder().policy(this).scheduler(scheduler).ticker(ticker).build();
+  }
+
+  /**
+   * Returns a new manager with this policy, as {@link #newManager(Scheduler, Ticker)}, drawing its
+   * jitter from {@code random} (seed it for reproducible runs).
    */
   public ReconnectionManager newManager(Scheduler scheduler, Ticker ticker, DoubleSupplier random) {
     return ReconnectionManager.builder()

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.SplittableRandom;
 import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,6 +70,8 @@ public final class ReconnectionManager {
   private final Scheduler scheduler;
   private final Ticker ticker;
   private final DoubleSupplier random;
+  // Used only under lock: when no source was set, and when the set one misbehaves.
+  private final SplittableRandom ownRandom = new SplittableRandom();
   private final Runnable credentialsRefresher;
   private final String name;
   private final CopyOnWriteArrayList<ReconnectListener> listeners;
@@ -105,7 +107,8 @@ public final class ReconnectionManager {
     this.hintMinimum = policy.hintMinimum();
     this.scheduler = b.scheduler;
     this.ticker = b.ticker;
-    this.random = b.random;
+    // A lambda, not ownRandom::nextDouble: that names RandomGenerator (Android 35+).
+    this.random = b.random != null ? b.random : () -> ownRandom.nextDouble();
     this.credentialsRefresher = b.credentialsRefresher;
     this.name = b.name;
     this.listeners = new CopyOnWriteArrayList<>(b.listeners);
@@ -511,12 +514,12 @@ public final class ReconnectionManager {
     try {
       s = random.getAsDouble();
     } catch (RuntimeException e) {
-      log.warn("{}: random source failed; using ThreadLocalRandom", name, e);
-      return ThreadLocalRandom.current().nextDouble();
+      log.warn("{}: random source failed; using the manager's own", name, e);
+      return ownRandom.nextDouble();
     }
     if (!(s >= 0 && s < 1)) {
-      log.warn("{}: random source returned {}, not in [0, 1); using ThreadLocalRandom", name, s);
-      return ThreadLocalRandom.current().nextDouble();
+      log.warn("{}: random source returned {}, not in [0, 1); using the manager's own", name, s);
+      return ownRandom.nextDouble();
     }
     return s;
   }
@@ -652,7 +655,7 @@ public final class ReconnectionManager {
     private ReconnectPolicy.Builder policy = ReconnectPolicy.builder();
     private Scheduler scheduler = Scheduler.systemScheduler();
     private Ticker ticker = Ticker.systemTicker();
-    private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
+    private DoubleSupplier random; // null: a SplittableRandom of the manager's own
     private Runnable credentialsRefresher = () -> {};
     private final List<ReconnectListener> listeners = new ArrayList<>();
     private String name = "reconnect";
@@ -728,7 +731,10 @@ public final class ReconnectionManager {
       return this;
     }
 
-    /** Sets the source of uniform samples in {@code [0, 1)} (seed it for reproducible runs). */
+    /**
+     * Sets the source of uniform samples in {@code [0, 1)} (seed it for reproducible runs). Default:
+     * a {@link SplittableRandom} of the manager's own, seeded differently for each manager.
+     */
     public Builder random(DoubleSupplier random) {
       this.random = Objects.requireNonNull(random, "random");
       return this;

@@ -7,7 +7,7 @@ import dev.ddpkit.ddp.DdpStatus;
 import dev.ddpkit.ddp.faults.FaultProxy;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.ClosePolicy;
-import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -110,10 +110,9 @@ public final class HalfOpenDetection {
             .heartbeatInterval(s.interval())
             .heartbeatTimeout(s.timeout())
             .reconnection(
-                ReconnectionManager.builder()
+                ReconnectPolicy.builder()
                     .backoff(Backoff.fixed(Duration.ofMillis(50)))
                     .closePolicy(ClosePolicy.ddp())
-                    .name("bench-halfopen")
                     .build())
             .addStatusListener(st -> {
               if (st.state() != DdpStatus.State.CONNECTED) {

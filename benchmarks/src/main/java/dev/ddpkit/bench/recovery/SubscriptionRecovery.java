@@ -11,7 +11,7 @@ import dev.ddpkit.ddp.Subscription;
 import dev.ddpkit.ddp.faults.FaultProxy;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.ClosePolicy;
-import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -118,10 +118,9 @@ public final class SubscriptionRecovery {
             .name("bench-recovery")
             .transportFactory(wire)
             .reconnection(
-                ReconnectionManager.builder()
+                ReconnectPolicy.builder()
                     .backoff(Backoff.fixed(Duration.ofMillis(50)))
                     .closePolicy(ClosePolicy.ddp())
-                    .name("bench-recovery")
                     .build())
             .build();
     try {

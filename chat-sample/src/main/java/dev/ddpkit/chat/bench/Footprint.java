@@ -3,6 +3,7 @@ package dev.ddpkit.chat.bench;
 import dev.ddpkit.chat.ChatClient;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.DdpClientBuilder;
 import dev.ddpkit.ddp.Subscription;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -151,7 +152,7 @@ public final class Footprint {
         c.start();
         ready.add(c.loggedIn());
       } else {
-        DdpClient.Builder b = DdpClient.builder().url(url).name("footprint-" + i);
+        DdpClientBuilder b = DdpClient.builder().url(url).name("footprint-" + i);
         if (pool != null) {
           b.executor(pool);
         }

@@ -6,6 +6,7 @@ import dev.ddpkit.chat.ChatStatus;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.ConnectionListener;
 import dev.ddpkit.reconnect.ClosePolicy;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.sim.HerdConfig;
 import dev.ddpkit.reconnect.sim.HerdResult;
@@ -161,21 +162,11 @@ public final class RealHerd {
     for (int i = 0; i < config.clients(); i++) {
       int client = i;
       SplittableRandom random = master.split();
-      ReconnectionManager m =
-          ReconnectionManager.builder()
+      ReconnectPolicy policy =
+          ReconnectPolicy.builder()
               .backoff(config.policy().backoff())
               .closePolicy(ClosePolicy.ddp())
               .stableAfter(STABLE_AFTER)
-              .random(random::nextDouble)
-              .name("herd-" + i)
-              .listener(s -> {
-                if (s.state() == ReconnectionManager.State.CONNECTING) {
-                  rec.dial(System.currentTimeMillis());
-                }
-                if (s.state() != ReconnectionManager.State.CONNECTED) {
-                  rec.lost(client, System.currentTimeMillis());
-                }
-              })
               .build();
       ChatListener listener = new ChatListener() {
         private boolean wasConnected;
@@ -201,10 +192,20 @@ public final class RealHerd {
               .token(token)
               .room(ROOM)
               .historyLimit(0)
-              .reconnection(m)
+              .reconnection(policy)
+              .random(random)
               .listener(listener)
               .name("herd-" + i)
               .build();
+      ReconnectionManager m = c.reconnectionManager();
+      m.addListener(s -> {
+        if (s.state() == ReconnectionManager.State.CONNECTING) {
+          rec.dial(System.currentTimeMillis());
+        }
+        if (s.state() != ReconnectionManager.State.CONNECTED) {
+          rec.lost(client, System.currentTimeMillis());
+        }
+      });
       clients.add(c);
       managers.add(m);
       c.start();

@@ -11,12 +11,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.CollectionListener;
 import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.DdpClientBuilder;
 import dev.ddpkit.ddp.DdpStatus;
 import dev.ddpkit.ddp.Subscription;
 import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
 import dev.ddpkit.ddp.memory.ServerEnd;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.Backoff;
-import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.VirtualScheduler;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,19 +60,14 @@ final class StormClient implements AutoCloseable {
 
   /** As {@link #StormClient(String, Executor)}, reading frames strictly if {@code strict}. */
   StormClient(String name, Executor executor, boolean strict) {
-    ReconnectionManager manager =
-        ReconnectionManager.builder()
-            .backoff(Backoff.fixed(Duration.ofSeconds(1)))
-            .scheduler(time)
-            .ticker(time)
-            .stableAfter(Duration.ofSeconds(10))
-            .build();
-    DdpClient.Builder b =
+    DdpClientBuilder b =
         DdpClient.builder()
             .url("ws://localhost:3000/websocket")
             .name(name)
-            .reconnection(manager)
+            .reconnection(ReconnectPolicy.builder().backoff(Backoff.fixed(Duration.ofSeconds(1)))
+                .stableAfter(Duration.ofSeconds(10)).build())
             .scheduler(time)
+            .ticker(time)
             .transportFactory(net)
             .maxFrameBytes(256 * 1024)
             .strictProtocol(strict);
@@ -232,6 +228,14 @@ final class StormClient implements AutoCloseable {
   public void close() {
     try {
       client.close();
+      // The shutdown runs on the client's loop (its own thread here, or the test thread): wait
+      // for it, so that every future it fails is complete when this returns.
+      if (!client.awaitTermination(Duration.ofSeconds(10))) {
+        throw new AssertionError(client.name() + " did not shut down within 10 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while closing " + client.name(), e);
     } finally {
       logger.detachAppender(errors);
       logger.setLevel(levelBefore);

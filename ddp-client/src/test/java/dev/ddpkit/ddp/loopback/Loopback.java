@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.DdpClientBuilder;
 import dev.ddpkit.ddp.DdpStatus;
 import dev.ddpkit.ddp.faults.FaultProxy;
 import dev.ddpkit.ddp.testing.LiveThreads;
 import dev.ddpkit.ddp.testserver.TestDdpServer;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.ReconnectStatus;
@@ -92,7 +94,7 @@ final class Loopback implements AutoCloseable {
   }
 
   /** A client of {@code uri}; {@code config} may change the builder's settings. */
-  Client client(URI uri, Consumer<DdpClient.Builder> config) {
+  Client client(URI uri, Consumer<DdpClientBuilder> config) {
     Client c = new Client("lb-client-" + IDS.incrementAndGet(), uri, config);
     resources.push(c.ddp);
     threadOwners.add(c.name);
@@ -144,27 +146,26 @@ final class Loopback implements AutoCloseable {
     final List<Seen> statuses = new CopyOnWriteArrayList<>();
     final List<ReconnectStatus> attempts = new CopyOnWriteArrayList<>();
 
-    private Client(String name, URI uri, Consumer<DdpClient.Builder> config) {
+    private Client(String name, URI uri, Consumer<DdpClientBuilder> config) {
       this.name = name;
-      this.manager =
-          ReconnectionManager.builder()
-              .backoff(BACKOFF)
-              .closePolicy(ClosePolicy.ddp())
-              .stableAfter(Duration.ofSeconds(1))
-              .name(name)
-              .listener(attempts::add)
-              .build();
-      DdpClient.Builder b =
+      DdpClientBuilder b =
           DdpClient.builder()
               .url(uri)
               .name(name)
-              .reconnection(manager)
+              .reconnection(
+                  ReconnectPolicy.builder()
+                      .backoff(BACKOFF)
+                      .closePolicy(ClosePolicy.ddp())
+                      .stableAfter(Duration.ofSeconds(1))
+                      .build())
               .heartbeatInterval(HEARTBEAT)
               .heartbeatTimeout(HEARTBEAT_TIMEOUT)
               .connectTimeout(CONNECT_TIMEOUT)
               .addStatusListener(s -> statuses.add(new Seen(System.nanoTime(), s)));
       config.accept(b);
       this.ddp = b.build();
+      this.manager = ddp.reconnectionManager();
+      manager.addListener(attempts::add);
     }
 
     /** Connects and waits until connected. */

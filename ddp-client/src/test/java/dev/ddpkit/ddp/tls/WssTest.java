@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.DdpClientBuilder;
 import dev.ddpkit.ddp.DdpStatus;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.Backoff;
-import dev.ddpkit.reconnect.ReconnectionManager;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -89,13 +90,10 @@ class WssTest {
   }
 
   private static DdpClient client(String url, SSLContext trust, List<DdpStatus> statuses) {
-    ReconnectionManager manager = ReconnectionManager.builder()
-        .backoff(Backoff.fixed(Duration.ofMillis(200)))
-        .build();
-    DdpClient.Builder b = DdpClient.builder()
+    DdpClientBuilder b = DdpClient.builder()
         .url(url)
         .name("wss-client")
-        .reconnection(manager)
+        .reconnection(ReconnectPolicy.builder().backoff(Backoff.fixed(Duration.ofMillis(200))).build())
         .connectTimeout(Duration.ofSeconds(5));
     if (trust != null) {
       b.sslContext(trust);

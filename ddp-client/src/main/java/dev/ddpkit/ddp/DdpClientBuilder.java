@@ -1,0 +1,385 @@
+package dev.ddpkit.ddp;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ddpkit.ddp.transport.TransportFactory;
+import dev.ddpkit.ddp.transport.WebSocketTransportFactory;
+import dev.ddpkit.reconnect.Backoff;
+import dev.ddpkit.reconnect.ReconnectPolicy;
+import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.Scheduler;
+import dev.ddpkit.reconnect.Ticker;
+import dev.ddpkit.reconnect.VirtualScheduler;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import javax.net.ssl.SSLContext;
+
+/**
+ * Builds a {@link DdpClient} ({@link DdpClient#builder()}). Defaults are set here; each setter
+ * validates its argument, and {@link #build()} refuses settings that conflict.
+ */
+public final class DdpClientBuilder {
+  URI url;
+  ReconnectPolicy reconnection;
+  Runnable credentialsRefresher = () -> {};
+  Duration reopen;
+  Duration heartbeatInterval = Duration.ofSeconds(25);
+  Duration heartbeatTimeout = Duration.ofSeconds(15);
+  Duration connectTimeout = Duration.ofSeconds(10);
+  Duration resyncTimeout = Duration.ofSeconds(30);
+  Scheduler scheduler = Scheduler.systemScheduler();
+  Ticker ticker;
+  int maxQueuedCalls = 1_000;
+  int maxFrameBytes = WebSocketTransportFactory.DEFAULT_MAX_FRAME_BYTES;
+  SSLContext sslContext;
+  final List<StatusListener> statusListeners = new ArrayList<>();
+  final List<ConnectionListener> connectionListeners = new ArrayList<>();
+  String name;
+  TransportFactory transportFactory;
+  Executor executor;
+  boolean direct;
+  boolean strictProtocol;
+  Clock clock = Clock.systemUTC();
+  ObjectMapper mapper = new ObjectMapper();
+
+  DdpClientBuilder() {}
+
+  /** The server URL: {@code ws://host:port/websocket} or {@code wss://...}. Required. */
+  public DdpClientBuilder url(String url) {
+    Objects.requireNonNull(url, "url");
+    try {
+      return url(new URI(url));
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("url is not a valid URI: " + e.getReason(), e);
+    }
+  }
+
+  /** The server URL. */
+  public DdpClientBuilder url(URI url) {
+    Objects.requireNonNull(url, "url");
+    String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("ws") && !scheme.equals("wss")) {
+      throw new IllegalArgumentException("url must start with ws:// or wss://, got scheme '"
+          + scheme + "'");
+    }
+    if (url.getHost() == null || url.getHost().isEmpty()) {
+      throw new IllegalArgumentException("url has no host");
+    }
+    this.url = url;
+    return this;
+  }
+
+  /**
+   * How to reconnect (default {@link ReconnectPolicy#defaults()}: DDP close profile, RFC curve,
+   * stable after 10 s). The client makes its own {@link ReconnectionManager} from it, on its own
+   * {@linkplain #scheduler scheduler} and {@linkplain #ticker ticker} ({@link
+   * DdpClient#reconnectionManager()} returns it), so one policy can serve any number of clients.
+   * Conflicts with {@link #reopen(Duration)}.
+   */
+  public DdpClientBuilder reconnection(ReconnectPolicy policy) {
+    this.reconnection = Objects.requireNonNull(policy, "reconnection");
+    return this;
+  }
+
+  /**
+   * What the reconnection manager runs before its one immediate retry after a 4401 close (fetch
+   * fresh credentials); default: nothing.
+   */
+  public DdpClientBuilder credentialsRefresher(Runnable refresher) {
+    this.credentialsRefresher = Objects.requireNonNull(refresher, "credentialsRefresher");
+    return this;
+  }
+
+  /**
+   * Legacy fixed-interval reconnection, as the Rocket.Chat SDK's {@code reopen: 5000}. Off by
+   * default; prefer {@link #reconnection(ReconnectPolicy)}.
+   */
+  public DdpClientBuilder reopen(Duration interval) {
+    this.reopen = positive("reopen", interval);
+    return this;
+  }
+
+  /**
+   * Send a ping after this long without inbound traffic (default 25 s); {@link Duration#ZERO}
+   * turns the heartbeat off.
+   */
+  public DdpClientBuilder heartbeatInterval(Duration interval) {
+    Objects.requireNonNull(interval, "heartbeatInterval");
+    if (interval.isNegative()) {
+      throw new IllegalArgumentException("heartbeatInterval must not be negative: " + interval);
+    }
+    this.heartbeatInterval = interval;
+    return this;
+  }
+
+  /** Declare the socket dead if nothing arrives this long after a ping (default 15 s). */
+  public DdpClientBuilder heartbeatTimeout(Duration timeout) {
+    this.heartbeatTimeout = positive("heartbeatTimeout", timeout);
+    return this;
+  }
+
+  /**
+   * How long the resynchronisation after a reconnect may wait for revived subscriptions' {@code
+   * ready} and re-sent calls' {@code updated} (default 30 s). Past it, the client logs a warning
+   * and shows the data received so far: a server that never answers one of them would otherwise
+   * leave {@link DdpClient#isResyncing()} true, and the collections stale, until the next
+   * reconnect. A subscription still not ready then becomes current when its {@code ready}
+   * arrives.
+   */
+  public DdpClientBuilder resyncTimeout(Duration timeout) {
+    this.resyncTimeout = positive("resyncTimeout", timeout);
+    return this;
+  }
+
+  /** Give up on a dial that has not reached DDP {@code connected} after this long (default 10 s). */
+  public DdpClientBuilder connectTimeout(Duration timeout) {
+    this.connectTimeout = positive("connectTimeout", timeout);
+    return this;
+  }
+
+  /**
+   * The scheduler for the client's timers (heartbeat, connect timeout, {@link DdpClient#schedule},
+   * reconnection); default: the shared real-time one. It must agree with the {@link
+   * #ticker(Ticker)}: with a {@link VirtualScheduler}, set it as both.
+   */
+  public DdpClientBuilder scheduler(Scheduler scheduler) {
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    return this;
+  }
+
+  /**
+   * The time source the client and its reconnection manager read (idle time for the heartbeat,
+   * the time of the next attempt); default {@link Ticker#systemTicker()}. It must agree with the
+   * {@link #scheduler(Scheduler)}: with a {@link VirtualScheduler}, set it as both.
+   */
+  public DdpClientBuilder ticker(Ticker ticker) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker");
+    return this;
+  }
+
+  /**
+   * How many calls may wait unsent (while offline, or behind a wait call such as a login) before
+   * new ones fail at once; at least 1 (default 1,000).
+   */
+  public DdpClientBuilder maxQueuedCalls(int max) {
+    if (max < 1) {
+      // 0 would fail every call, even while connected: a call waits unsent until it is sent.
+      throw new IllegalArgumentException("maxQueuedCalls must be at least 1: " + max);
+    }
+    this.maxQueuedCalls = max;
+    return this;
+  }
+
+  /**
+   * The largest frame accepted from the server (default 16 MiB); a larger one is a protocol
+   * error and the connection is dropped and redialed.
+   */
+  public DdpClientBuilder maxFrameBytes(int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("maxFrameBytes must be positive: " + max);
+    }
+    this.maxFrameBytes = max;
+    return this;
+  }
+
+  /**
+   * How the client takes frames that are not DDP as the spec writes it. Tolerant ({@code
+   * false}, the default), as Meteor's own client: a frame that is malformed or unknown but
+   * leaves the client's state intact (not JSON, no {@code msg}, a field of the wrong type, an
+   * unknown {@code msg}, a result for an unknown call) is counted in {@link
+   * DdpStats#protocolErrors()}, logged at WARN (at most a few lines a minute) and dropped, and
+   * the connection stays; the well-known deviations of real servers are read as what they mean
+   * (an {@code updated} with {@code id} naming one call, a method error without {@code msg}
+   * keyed by the call's {@code id}: see {@link DdpStats#deviations()}). Strict ({@code true}),
+   * for tests against a server that must speak the spec: any frame that does not parse drops
+   * the connection. In both modes a frame that would corrupt the client's state (a {@code
+   * connected} in the middle of a session) or is over {@link #maxFrameBytes} drops the
+   * connection, and the reconnection backs off as from any other close, the status giving the
+   * reason. Extra fields in a known message are ignored in both modes.
+   */
+  public DdpClientBuilder strictProtocol(boolean strict) {
+    this.strictProtocol = strict;
+    return this;
+  }
+
+  /** The TLS context for {@code wss://} (default: the JVM's, with host name verification on). */
+  public DdpClientBuilder sslContext(SSLContext context) {
+    this.sslContext = Objects.requireNonNull(context, "sslContext");
+    return this;
+  }
+
+  /**
+   * Adds a listener told of each connection's start and end from the first connection on (see
+   * {@link ConnectionListener}); more can be added later with {@link
+   * DdpClient#addConnectionListener}.
+   */
+  public DdpClientBuilder addConnectionListener(ConnectionListener listener) {
+    connectionListeners.add(Objects.requireNonNull(listener, "connectionListener"));
+    return this;
+  }
+
+  /**
+   * Adds a connection listener.
+   *
+   * @deprecated renamed {@link #addConnectionListener(ConnectionListener)}: it adds
+   */
+  @Deprecated
+  public DdpClientBuilder connectionListener(ConnectionListener listener) {
+    return addConnectionListener(listener);
+  }
+
+  /**
+   * Adds a status listener, told of every status from the first on; each call adds one more
+   * (more can be added later with {@link DdpClient#addStatusListener}).
+   */
+  public DdpClientBuilder addStatusListener(StatusListener listener) {
+    statusListeners.add(Objects.requireNonNull(listener, "statusListener"));
+    return this;
+  }
+
+  /**
+   * Adds a status listener.
+   *
+   * @deprecated renamed {@link #addStatusListener(StatusListener)}: it adds
+   */
+  @Deprecated
+  public DdpClientBuilder statusListener(StatusListener listener) {
+    return addStatusListener(listener);
+  }
+
+  /** Names the client in thread names and logs (default {@code ddp-client-N}). */
+  public DdpClientBuilder name(String name) {
+    Objects.requireNonNull(name, "name");
+    if (name.trim().isEmpty()) {
+      throw new IllegalArgumentException("name must not be blank");
+    }
+    this.name = name;
+    return this;
+  }
+
+  /**
+   * The transport (default: Java-WebSocket, {@link WebSocketTransportFactory}). A seam for tests
+   * (an in-memory transport) and for other socket libraries. Conflicts with {@link
+   * #sslContext(SSLContext)}: TLS is then the factory's business.
+   */
+  public DdpClientBuilder transportFactory(TransportFactory factory) {
+    this.transportFactory = Objects.requireNonNull(factory, "transportFactory");
+    return this;
+  }
+
+  /**
+   * Runs the client's event loop on this executor instead of the client's own thread. The client
+   * still runs its tasks one at a time and in order. {@code Runnable::run} makes every step run
+   * on the calling thread, which with a {@link dev.ddpkit.reconnect.VirtualScheduler} makes tests
+   * fully deterministic (for real sockets prefer {@link #directExecution()}). The executor is not
+   * shut down by {@link DdpClient#close()}. If it rejects the loop, the thread that submitted the
+   * task runs the queued tasks itself (logged). Conflicts with {@link #directExecution()}.
+   */
+  public DdpClientBuilder executor(Executor executor) {
+    this.executor = Objects.requireNonNull(executor, "executor");
+    return this;
+  }
+
+  /**
+   * Runs the client's event loop on no thread of its own: each task runs on the thread that gave
+   * rise to it, one at a time and in order as always. A frame is handled, and the listeners it
+   * concerns are called, on the socket's reader thread ({@code <name>-ws-read}) with no hand-off
+   * to another thread; a timer (heartbeat, connect timeout, reconnect) runs on the {@linkplain
+   * #scheduler(Scheduler) scheduler}'s thread, shared by every client of the JVM by default; a
+   * public method called while the loop is idle runs on the caller's thread, and may run there
+   * what other threads queued meanwhile. So a connected client costs the two socket threads
+   * only, and no thread is left once it is closed.
+   *
+   * <p>The contract for listeners is stricter than with a thread of the client's own: they run
+   * on the socket's thread, the scheduler's thread or the calling thread, and must not block
+   * (no I/O, no waiting on this client's futures or on a lock held by a thread that calls the
+   * client): while one runs, the socket is not read, and on the scheduler's thread other
+   * clients' timers wait. Calling the client's methods from a listener, {@link DdpClient#close()}
+   * included, is fine. A frame that arrives while another thread is running the loop waits on
+   * the reader thread until that thread has handled it, so the scheduler's thread handles at
+   * most one frame per client before going back to its timers. Conflicts with {@link
+   * #executor(Executor)}.
+   */
+  public DdpClientBuilder directExecution() {
+    this.direct = true;
+    return this;
+  }
+
+  /** The wall clock used for {@link DdpStatus#retryTime()} (default: the system clock, UTC). */
+  public DdpClientBuilder clock(Clock clock) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    return this;
+  }
+
+  /**
+   * The Jackson mapper for params and frames (default: a plain {@link ObjectMapper}); register
+   * modules on it for custom types.
+   */
+  public DdpClientBuilder objectMapper(ObjectMapper mapper) {
+    this.mapper = Objects.requireNonNull(mapper, "objectMapper");
+    return this;
+  }
+
+  /**
+   * Returns the client, not yet connected: call {@link DdpClient#connect()}.
+   *
+   * @throws IllegalStateException if no url is set, or both {@code reconnection} and {@code
+   *     reopen}, or both {@code transportFactory} and {@code sslContext}, or both {@code
+   *     executor} and {@code directExecution} are set, or the scheduler is a {@link
+   *     VirtualScheduler} and no ticker is set (the system ticker would not agree with it)
+   */
+  public DdpClient build() {
+    if (url == null) {
+      throw new IllegalStateException("url is required");
+    }
+    if (reconnection != null && reopen != null) {
+      throw new IllegalStateException(
+          "set either reconnection(policy) or the legacy reopen(interval), not both");
+    }
+    if (ticker == null && scheduler instanceof VirtualScheduler) {
+      // Not guessed: a client reading the system clock over virtual timers misreads every idle
+      // time and every "retry in" without a word.
+      throw new IllegalStateException(
+          "scheduler is a VirtualScheduler: set it as the ticker(...) too");
+    }
+    if (transportFactory != null && sslContext != null) {
+      throw new IllegalStateException(
+          "sslContext applies to the default transport only: configure TLS in the "
+              + "transportFactory instead");
+    }
+    if (executor != null && direct) {
+      throw new IllegalStateException(
+          "set either executor(executor) or directExecution(), not both");
+    }
+    return new DdpClient(this);
+  }
+
+  /** The policy the client's manager follows: {@link #reconnection}, or {@link #reopen}'s. */
+  ReconnectPolicy reconnectPolicy() {
+    if (reconnection != null) {
+      return reconnection;
+    }
+    return reopen != null
+        ? ReconnectPolicy.builder().backoff(Backoff.fixed(reopen)).build()
+        : ReconnectPolicy.defaults();
+  }
+
+  /** The ticker: {@link #ticker} if set, else the system's. */
+  Ticker tickerOrDefault() {
+    return ticker != null ? ticker : Ticker.systemTicker();
+  }
+
+  private static Duration positive(String field, Duration d) {
+    Objects.requireNonNull(d, field);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(field + " must be positive: " + d);
+    }
+    return d;
+  }
+}
