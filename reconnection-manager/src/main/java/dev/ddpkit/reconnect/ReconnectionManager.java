@@ -1,15 +1,11 @@
 package dev.ddpkit.reconnect;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.SplittableRandom;
 import java.util.function.DoubleSupplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Decides when to reconnect. The manager calls the {@link Connector} when it is time to dial,
@@ -41,8 +37,6 @@ import org.slf4j.LoggerFactory;
  * dial that was overtaken (by a stop, by a close) before it ran is dropped, not made.
  */
 public final class ReconnectionManager {
-  private static final Logger log = LoggerFactory.getLogger(ReconnectionManager.class);
-
   /** The states of the manager. */
   public enum State {
     /** Created, {@link #start(Connector)} not called yet. */
@@ -60,59 +54,13 @@ public final class ReconnectionManager {
   }
 
   private final ReconnectPolicy policy;
-  private final Backoff backoff;
-  private final ClosePolicy closePolicy;
-  private final Duration stableAfter;
-  private final int maxAttempts;
-  private final double hintSpread;
-  private final Duration maxHintSpread;
-  private final Duration hintMinimum;
-  private final Scheduler scheduler;
   private final Ticker ticker;
-  private final DoubleSupplier random;
-  // Used only under lock: when no source was set, and when the set one misbehaves.
-  private final SplittableRandom ownRandom = new SplittableRandom();
-  private final Runnable credentialsRefresher;
-  private final String name;
-  private final CopyOnWriteArrayList<ReconnectListener> listeners;
-
-  private final Object lock = new Object();
-  // Everything below is guarded by lock.
-  private final ArrayDeque<Runnable> outbox = new ArrayDeque<>();
-  private boolean draining;
-  private Connector connector;
-  private Attempt current;
-  private State state = State.IDLE;
-  private int attempt;
-  private Duration delay = Duration.ZERO;
-  private long nextAttemptAt;
-  private int lastCloseCode;
-  private String reason = "";
-  private boolean networkLost;
-  private boolean suspended;
-  private boolean stable;
-  private boolean authRefreshUsed;
-  private Cancellable timer;
-  private long generation;
-  private volatile ReconnectStatus snapshot;
+  private final ManagerCore core;
 
   private ReconnectionManager(Builder b) {
     this.policy = b.policy.build();
-    this.backoff = policy.backoff();
-    this.closePolicy = policy.closePolicy();
-    this.stableAfter = policy.stableAfter();
-    this.maxAttempts = policy.maxAttempts();
-    this.hintSpread = policy.hintSpread();
-    this.maxHintSpread = policy.maxHintSpread();
-    this.hintMinimum = policy.hintMinimum();
-    this.scheduler = b.scheduler;
     this.ticker = b.ticker;
-    // A lambda, not ownRandom::nextDouble: that names RandomGenerator (Android 35+).
-    this.random = b.random != null ? b.random : () -> ownRandom.nextDouble();
-    this.credentialsRefresher = b.credentialsRefresher;
-    this.name = b.name;
-    this.listeners = new CopyOnWriteArrayList<>(b.listeners);
-    this.snapshot = snapshotLocked();
+    this.core = new ManagerCore(this, policy, b);
   }
 
   /**
@@ -130,12 +78,12 @@ public final class ReconnectionManager {
 
   /** Returns the backoff this manager uses. */
   public Backoff backoff() {
-    return backoff;
+    return policy.backoff();
   }
 
   /** Returns the close policy this manager uses. */
   public ClosePolicy closePolicy() {
-    return closePolicy;
+    return policy.closePolicy();
   }
 
   /** Returns the ticker this manager reads time from. */
@@ -145,14 +93,12 @@ public final class ReconnectionManager {
 
   /** Returns the current snapshot. */
   public ReconnectStatus status() {
-    return snapshot;
+    return core.status();
   }
 
   /** Adds a listener; it is called for every later change. Returns a handle that removes it. */
   public Cancellable addListener(ReconnectListener listener) {
-    Objects.requireNonNull(listener, "listener");
-    listeners.add(listener);
-    return () -> listeners.remove(listener);
+    return core.addListener(Objects.requireNonNull(listener, "listener"));
   }
 
   /**
@@ -162,68 +108,22 @@ public final class ReconnectionManager {
    * @throws IllegalStateException if the manager is running
    */
   public void start(Connector connector) {
-    Objects.requireNonNull(connector, "connector");
-    synchronized (lock) {
-      if (state != State.IDLE && state != State.STOPPED) {
-        throw new IllegalStateException("already started: " + state);
-      }
-      this.connector = connector;
-      attempt = 0;
-      delay = Duration.ZERO;
-      nextAttemptAt = 0;
-      lastCloseCode = 0;
-      reason = "";
-      stable = false;
-      authRefreshUsed = false;
-      if (isHeldLocked()) {
-        moveLocked(State.HELD);
-      } else {
-        dialLocked();
-      }
-    }
-    drain();
+    core.start(Objects.requireNonNull(connector, "connector"));
   }
 
   /** {@link Attempt#opened()}: the connection of attempt {@code a} is open. */
   void opened(Attempt a) {
-    synchronized (lock) {
-      if (a != current) {
-        log.debug("{}: opened() of superseded {} ignored", name, a);
-        return;
-      }
-      if (state != State.CONNECTING) {
-        log.debug("{}: opened() ignored in state {}", name, state);
-        return;
-      }
-      stable = false;
-      reason = "";
-      scheduleLocked(stableAfter, this::onStable);
-      moveLocked(State.CONNECTED);
-    }
-    drain();
+    core.opened(a);
   }
 
   /** {@link Attempt#closed(int, String)}: the connection of attempt {@code a} closed. */
   void closed(Attempt a, int code, String reason) {
-    IllegalStateException fault;
-    synchronized (lock) {
-      if (a != current) {
-        log.debug("{}: closed({}) of superseded {} ignored", name, code, a);
-        return;
-      }
-      fault = closedLocked(code, reason);
-    }
-    drain();
-    if (fault != null) {
-      throw fault;
-    }
+    core.closed(a, code, reason);
   }
 
   /** {@link Attempt#isCurrent()}. */
   boolean isCurrent(Attempt a) {
-    synchronized (lock) {
-      return a == current;
-    }
+    return core.isCurrent(a);
   }
 
   /**
@@ -232,419 +132,33 @@ public final class ReconnectionManager {
    * Otherwise only the status's {@code networkLost} flag changes.
    */
   public void networkAvailable() {
-    synchronized (lock) {
-      boolean changed = networkLost;
-      networkLost = false;
-      if (!kickLocked("network available") && changed) {
-        announceFlagsLocked();
-      }
-    }
-    drain();
+    core.networkAvailable();
   }
 
   /** Reports that the network is gone: no dial until {@link #networkAvailable()}. */
   public void networkLost() {
-    synchronized (lock) {
-      boolean changed = !networkLost;
-      networkLost = true;
-      if (!holdLocked() && changed) {
-        announceFlagsLocked();
-      }
-    }
-    drain();
+    core.networkLost();
   }
 
   /** The app went to the background: no dial until {@link #resume()}. */
   public void suspend() {
-    synchronized (lock) {
-      boolean changed = !suspended;
-      suspended = true;
-      if (!holdLocked() && changed) {
-        announceFlagsLocked();
-      }
-    }
-    drain();
+    core.suspend();
   }
 
   /** The app came back: if the connection is down (and the network up), dial at once. */
   public void resume() {
-    synchronized (lock) {
-      boolean changed = suspended;
-      suspended = false;
-      if (!kickLocked("resumed") && changed) {
-        announceFlagsLocked();
-      }
-    }
-    drain();
+    core.resume();
   }
 
   /** Stops for good: no more dials. The owner closes its socket itself. */
   public void stop() {
-    synchronized (lock) {
-      if (state == State.STOPPED) {
-        return;
-      }
-      cancelTimerLocked();
-      current = null;
-      reason = "stopped by client";
-      moveLocked(State.STOPPED);
-    }
-    drain();
-  }
-
-  // ---- transitions (all under lock) ----
-
-  /**
-   * Applies a close of the current attempt. Returns the failure of a broken {@link Backoff} (the
-   * manager has then stopped with it as its reason) for the reporter to throw, or null.
-   */
-  private IllegalStateException closedLocked(int code, String reason) {
-    if (state != State.CONNECTING && state != State.CONNECTED) {
-      log.debug("{}: closed({}) ignored in state {}", name, code, state);
-      return null;
-    }
-    cancelTimerLocked();
-    if (stable) {
-      attempt = 0;
-      authRefreshUsed = false;
-    }
-    stable = false;
-    lastCloseCode = code;
-    CloseDecision decision = closePolicy.classify(code, reason);
-    this.reason = decision.description();
-    switch (decision.action()) {
-      case STOP -> moveLocked(State.STOPPED);
-      case REFRESH_AUTH -> {
-        if (authRefreshUsed) {
-          // The refresh did not help: back off as for any retry, keeping an appointment if any.
-          return retryLocked(decision);
-        }
-        authRefreshUsed = true;
-        if (!countAttemptLocked()) {
-          return null;
-        }
-        outbox.add(this::refreshCredentials);
-        if (decision.retryAfter().isPresent()) {
-          // The immediate retry keeps the server's appointment too.
-          waitLocked(appointmentLocked(decision.retryAfter().get()));
-          return null;
-        }
-        delay = Duration.ZERO;
-        if (isHeldLocked()) {
-          moveLocked(State.HELD);
-        } else {
-          dialLocked();
-        }
-      }
-      case RETRY, RETRY_SLOW -> {
-        return retryLocked(decision);
-      }
-      default -> throw new AssertionError("Unexpected action: " + decision.action());
-    }
-    return null;
-  }
-
-  /** Counts one more attempt; if that is past maxAttempts, stops (gave up) and returns false. */
-  private boolean countAttemptLocked() {
-    attempt++;
-    if (maxAttempts > 0 && attempt > maxAttempts) {
-      attempt = maxAttempts;
-      reason = "gave up after " + maxAttempts + " attempts (" + reason + ")";
-      moveLocked(State.STOPPED);
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * Counts the retry and waits: until the server's appointment if it gave one, else the curve's
-   * delay, but at least the decision's floor.
-   */
-  private IllegalStateException retryLocked(CloseDecision decision) {
-    if (!countAttemptLocked()) {
-      return null;
-    }
-    if (decision.retryAfter().isPresent()) {
-      // The counter advanced all the same: if the appointment fails with no new hint, the curve
-      // goes on from where it was.
-      waitLocked(appointmentLocked(decision.retryAfter().get()));
-      return null;
-    }
-    Duration floor = decision.floor();
-    Duration d;
-    try {
-      d = nextDelayLocked();
-    } catch (IllegalStateException e) {
-      // Swapping in another curve would hide the bug; waiting for ever would wedge the client.
-      log.error("{}: {}; stopping", name, e.getMessage(), e.getCause());
-      this.reason = e.getMessage();
-      moveLocked(State.STOPPED);
-      return e;
-    }
-    if (d.compareTo(floor) < 0) {
-      // Up to hintSpread past the floor, so that clients turned away together spread out.
-      d = floor.plusMillis(Math.round(floor.toMillis() * hintSpread * sample()));
-    }
-    waitLocked(d);
-    return null;
-  }
-
-  /**
-   * The delay until the server's appointment: the hint, raised to {@code hintMinimum} (a broken or
-   * hostile server answering {@code retry-after=0} gets at most one dial per minimum), capped to
-   * {@link ClosePolicy#MAX_RETRY_AFTER}, plus the spread.
-   */
-  private Duration appointmentLocked(Duration hint) {
-    Duration h = hint.compareTo(hintMinimum) < 0 ? hintMinimum : hint;
-    if (h.compareTo(ClosePolicy.MAX_RETRY_AFTER) > 0) {
-      h = ClosePolicy.MAX_RETRY_AFTER;
-    }
-    return spreadLocked(h);
-  }
-
-  /**
-   * {@code at} plus a jitter of up to {@code hintSpread} of it, at most {@code maxHintSpread}: never
-   * earlier than the server said, and late by little enough that a server holding a slot for the
-   * client (see {@code dev.ddpkit.reconnect.admission.Admission}) still has it.
-   */
-  private Duration spreadLocked(Duration at) {
-    long window = Math.min(Math.round(at.toMillis() * hintSpread), maxHintSpread.toMillis());
-    return at.plusMillis(Math.round(window * sample()));
-  }
-
-  /** Waits {@code d} before the next dial (or holds, if the network is down or suspended). */
-  private void waitLocked(Duration d) {
-    delay = d;
-    if (isHeldLocked()) {
-      moveLocked(State.HELD);
-      return;
-    }
-    nextAttemptAt = VirtualScheduler.plusSaturated(ticker.read(), d);
-    scheduleLocked(d, this::onTimer);
-    moveLocked(State.WAITING);
-  }
-
-  /** Dials now if waiting or held and nothing holds any more; returns whether it dialled. */
-  private boolean kickLocked(String why) {
-    if (isHeldLocked() || (state != State.WAITING && state != State.HELD)) {
-      return false;
-    }
-    log.debug("{}: {}, dialing now (attempt {})", name, why, attempt);
-    dialLocked();
-    return true;
-  }
-
-  /** Moves a waiting manager to HELD, dropping its timer; returns whether it moved. */
-  private boolean holdLocked() {
-    if (state != State.WAITING) {
-      return false;
-    }
-    cancelTimerLocked();
-    moveLocked(State.HELD);
-    return true;
-  }
-
-  /**
-   * The network or suspended flag changed with no change of state: publish it, so that a status
-   * line can show "offline" while connected or held. Before start and after stop only the
-   * snapshot is refreshed, with no event.
-   */
-  private void announceFlagsLocked() {
-    if (state == State.IDLE || state == State.STOPPED) {
-      snapshot = snapshotLocked();
-    } else {
-      moveLocked(state);
-    }
-  }
-
-  private void dialLocked() {
-    cancelTimerLocked();
-    Attempt a = new Attempt(this, attempt);
-    current = a;
-    moveLocked(State.CONNECTING);
-    Connector c = connector;
-    outbox.add(() -> dial(c, a));
-  }
-
-  private void scheduleLocked(Duration after, java.util.function.LongConsumer task) {
-    cancelTimerLocked();
-    long gen = generation;
-    timer = scheduler.schedule(after, () -> task.accept(gen));
-  }
-
-  private void cancelTimerLocked() {
-    generation++;
-    if (timer != null) {
-      timer.cancel();
-      timer = null;
-    }
-  }
-
-  private void moveLocked(State next) {
-    state = next;
-    if (next == State.STOPPED) {
-      current = null; // every report on an attempt made so far is now a no-op
-    }
-    ReconnectStatus s = snapshotLocked();
-    snapshot = s;
-    outbox.add(() -> notifyListeners(s));
-  }
-
-  private ReconnectStatus snapshotLocked() {
-    return new ReconnectStatus(
-        state, attempt, delay, nextAttemptAt, lastCloseCode, reason, networkLost, suspended);
-  }
-
-  private boolean isHeldLocked() {
-    return networkLost || suspended;
-  }
-
-  /**
-   * The backoff's delay for the current attempt, a delay beyond ~292 years clamped.
-   *
-   * @throws IllegalStateException if the backoff threw or returned null or a negative delay
-   */
-  private Duration nextDelayLocked() {
-    return Backoffs.checkedDelay(backoff, attempt, sample());
-  }
-
-  /** A sample in [0, 1) from the configured source, or a fresh one if that source misbehaves. */
-  private double sample() {
-    double s;
-    try {
-      s = random.getAsDouble();
-    } catch (RuntimeException e) {
-      log.warn("{}: random source failed; using the manager's own", name, e);
-      return ownRandom.nextDouble();
-    }
-    if (!(s >= 0 && s < 1)) {
-      log.warn("{}: random source returned {}, not in [0, 1); using the manager's own", name, s);
-      return ownRandom.nextDouble();
-    }
-    return s;
-  }
-
-  // ---- timer callbacks and outside-the-lock actions ----
-
-  private void onTimer(long gen) {
-    synchronized (lock) {
-      // A timer that lost a race with a cancel must not dial: the generation tells.
-      if (gen != generation || state != State.WAITING) {
-        return;
-      }
-      timer = null;
-      dialLocked();
-    }
-    drain();
-  }
-
-  private void onStable(long gen) {
-    synchronized (lock) {
-      if (gen != generation || state != State.CONNECTED) {
-        return;
-      }
-      timer = null;
-      stable = true;
-      attempt = 0;
-      authRefreshUsed = false;
-      delay = Duration.ZERO;
-      moveLocked(State.CONNECTED);
-    }
-    drain();
-  }
-
-  private void dial(Connector c, Attempt a) {
-    synchronized (lock) {
-      // Superseded between being queued and now (a listener called stop(), another thread
-      // reported a close): calling the connector would open a socket whose every report is
-      // then ignored.
-      if (a != current || state != State.CONNECTING) {
-        log.debug("{}: dial of {} superseded, not calling the connector", name, a);
-        return;
-      }
-    }
-    try {
-      c.connect(a);
-    } catch (Exception | LinkageError e) {
-      log.debug("{}: connector failed on {}", name, a, e);
-      synchronized (lock) {
-        // Only while the attempt is still dialing: a connector that reported opened() before it
-        // threw has a connection, and one that reported its close has been dealt with.
-        if (a == current && state == State.CONNECTING) {
-          // A broken backoff has stopped the manager and logged it; nobody to throw it to here.
-          closedLocked(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
-        }
-      }
-      // Always called from drain(), which runs what closedLocked queued next.
-    }
-  }
-
-  private void refreshCredentials() {
-    try {
-      credentialsRefresher.run();
-    } catch (RuntimeException e) {
-      log.warn("{}: credentials refresher failed", name, e);
-    }
-  }
-
-  private void notifyListeners(ReconnectStatus s) {
-    if (log.isDebugEnabled()) {
-      log.debug(
-          "{}: {} attempt={} delay={}ms {}", name, s.state(), s.attempt(), s.delay().toMillis(),
-          s.reason());
-    }
-    for (ReconnectListener l : listeners) {
-      try {
-        l.onStatus(s);
-      } catch (RuntimeException e) {
-        log.warn("{}: listener {} failed", name, l, e);
-      }
-    }
-  }
-
-  /** Runs queued actions in order on one thread at a time, never under the lock. */
-  private void drain() {
-    synchronized (lock) {
-      if (draining) {
-        return;
-      }
-      draining = true;
-    }
-    boolean done = false;
-    try {
-      while (true) {
-        Runnable r;
-        synchronized (lock) {
-          r = outbox.poll();
-          if (r == null) {
-            draining = false;
-            done = true;
-            return;
-          }
-        }
-        r.run();
-      }
-    } finally {
-      if (!done) {
-        // An Error escaped a listener or the connector. It goes on to our caller, but what was
-        // queued behind it (a dial, a later status) must not wait for some future report to be
-        // drained: hand it to the scheduler, off this stack.
-        boolean more;
-        synchronized (lock) {
-          draining = false;
-          more = !outbox.isEmpty();
-        }
-        if (more) {
-          scheduler.schedule(Duration.ZERO, this::drain);
-        }
-      }
-    }
+    core.stop();
   }
 
   @Override
   public String toString() {
-    ReconnectStatus s = snapshot;
-    return "ReconnectionManager{" + name + " " + s.state() + " attempt=" + s.attempt() + "}";
+    ReconnectStatus s = core.status();
+    return "ReconnectionManager{" + core.name() + " " + s.state() + " attempt=" + s.attempt() + "}";
   }
 
   /**
@@ -652,13 +166,13 @@ public final class ReconnectionManager {
    * defaults and validates them) plus this manager's own time source, listeners and name.
    */
   public static final class Builder {
-    private ReconnectPolicy.Builder policy = ReconnectPolicy.builder();
-    private Scheduler scheduler = Scheduler.systemScheduler();
-    private Ticker ticker = Ticker.systemTicker();
-    private DoubleSupplier random; // null: a SplittableRandom of the manager's own
-    private Runnable credentialsRefresher = () -> {};
-    private final List<ReconnectListener> listeners = new ArrayList<>();
-    private String name = "reconnect";
+    ReconnectPolicy.Builder policy = ReconnectPolicy.builder();
+    Scheduler scheduler = Scheduler.systemScheduler();
+    Ticker ticker = Ticker.systemTicker();
+    DoubleSupplier random; // null: a SplittableRandom of the manager's own
+    Runnable credentialsRefresher = () -> {};
+    final List<ReconnectListener> listeners = new ArrayList<>();
+    String name = "reconnect";
 
     private Builder() {}
 

@@ -87,6 +87,7 @@ class WebSocketTransportLoopbackTest {
 
       client.close();
 
+      assertThat(client.awaitTermination(Duration.ofSeconds(10))).isTrue();
       assertThat(clientThreads()).isEmpty();
     } finally {
       server.stop(1000);
@@ -113,6 +114,7 @@ class WebSocketTransportLoopbackTest {
 
     client.close();
 
+    assertThat(client.awaitTermination(Duration.ofSeconds(10))).isTrue();
     assertThat(clientThreads()).isEmpty();
   }
 

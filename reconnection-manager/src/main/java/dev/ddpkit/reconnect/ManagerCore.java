@@ -1,0 +1,426 @@
+package dev.ddpkit.reconnect;
+
+import dev.ddpkit.reconnect.ReconnectionManager.State;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The state machine of a {@link ReconnectionManager} (whose class comment gives its rules): the
+ * state and the counters under one lock, the transitions, and the timers. What it decides to do
+ * outside the lock goes through an {@link Outbox}; when to dial next comes from {@link
+ * RetryTiming}.
+ */
+final class ManagerCore {
+  private static final Logger log = LoggerFactory.getLogger(ReconnectionManager.class);
+
+  private final ReconnectionManager owner;
+  private final ClosePolicy closePolicy;
+  private final Duration stableAfter;
+  private final int maxAttempts;
+  private final Ticker ticker;
+  private final Runnable credentialsRefresher;
+  private final String name;
+  private final StatusFeed feed;
+
+  private final Object lock = new Object();
+  // Everything below is guarded by lock.
+  private final Outbox outbox;
+  private final RetryTiming timing;
+  private final SingleTimer timer;
+  private Connector connector;
+  private Attempt current;
+  private State state = State.IDLE;
+  private int attempt;
+  private Duration delay = Duration.ZERO;
+  private long nextAttemptAt;
+  private int lastCloseCode;
+  private String reason = "";
+  private boolean networkLost;
+  private boolean suspended;
+  private boolean stable;
+  private boolean authRefreshUsed;
+  private volatile ReconnectStatus snapshot;
+
+  ManagerCore(ReconnectionManager owner, ReconnectPolicy policy, ReconnectionManager.Builder b) {
+    this.owner = owner;
+    this.closePolicy = policy.closePolicy();
+    this.stableAfter = policy.stableAfter();
+    this.maxAttempts = policy.maxAttempts();
+    this.ticker = b.ticker;
+    this.credentialsRefresher = b.credentialsRefresher;
+    this.name = b.name;
+    this.feed = new StatusFeed(b.listeners, b.name);
+    this.outbox = new Outbox(lock, b.scheduler);
+    this.timing = new RetryTiming(policy, b.random, b.name);
+    this.timer = new SingleTimer(b.scheduler);
+    this.snapshot = snapshotLocked();
+  }
+
+  String name() {
+    return name;
+  }
+
+  ReconnectStatus status() {
+    return snapshot;
+  }
+
+  Cancellable addListener(ReconnectListener listener) {
+    return feed.add(listener);
+  }
+
+  /** {@link ReconnectionManager#start}. */
+  void start(Connector connector) {
+    synchronized (lock) {
+      if (state != State.IDLE && state != State.STOPPED) {
+        throw new IllegalStateException("already started: " + state);
+      }
+      this.connector = connector;
+      attempt = 0;
+      delay = Duration.ZERO;
+      nextAttemptAt = 0;
+      lastCloseCode = 0;
+      reason = "";
+      stable = false;
+      authRefreshUsed = false;
+      if (isHeldLocked()) {
+        moveLocked(State.HELD);
+      } else {
+        dialLocked();
+      }
+    }
+    outbox.drain();
+  }
+
+  /** {@link Attempt#opened()}: the connection of attempt {@code a} is open. */
+  void opened(Attempt a) {
+    synchronized (lock) {
+      if (a != current) {
+        log.debug("{}: opened() of superseded {} ignored", name, a);
+        return;
+      }
+      if (state != State.CONNECTING) {
+        log.debug("{}: opened() ignored in state {}", name, state);
+        return;
+      }
+      stable = false;
+      reason = "";
+      timer.schedule(stableAfter, this::onStable);
+      moveLocked(State.CONNECTED);
+    }
+    outbox.drain();
+  }
+
+  /** {@link Attempt#closed(int, String)}: the connection of attempt {@code a} closed. */
+  void closed(Attempt a, int code, String reason) {
+    IllegalStateException fault;
+    synchronized (lock) {
+      if (a != current) {
+        log.debug("{}: closed({}) of superseded {} ignored", name, code, a);
+        return;
+      }
+      fault = closedLocked(code, reason);
+    }
+    outbox.drain();
+    if (fault != null) {
+      throw fault;
+    }
+  }
+
+  /** {@link Attempt#isCurrent()}. */
+  boolean isCurrent(Attempt a) {
+    synchronized (lock) {
+      return a == current;
+    }
+  }
+
+  /** {@link ReconnectionManager#networkAvailable()}. */
+  void networkAvailable() {
+    synchronized (lock) {
+      boolean changed = networkLost;
+      networkLost = false;
+      if (!kickLocked("network available") && changed) {
+        announceFlagsLocked();
+      }
+    }
+    outbox.drain();
+  }
+
+  /** Reports that the network is gone: no dial until {@link #networkAvailable()}. */
+  void networkLost() {
+    synchronized (lock) {
+      boolean changed = !networkLost;
+      networkLost = true;
+      if (!holdLocked() && changed) {
+        announceFlagsLocked();
+      }
+    }
+    outbox.drain();
+  }
+
+  /** The app went to the background: no dial until {@link #resume()}. */
+  void suspend() {
+    synchronized (lock) {
+      boolean changed = !suspended;
+      suspended = true;
+      if (!holdLocked() && changed) {
+        announceFlagsLocked();
+      }
+    }
+    outbox.drain();
+  }
+
+  /** The app came back: if the connection is down (and the network up), dial at once. */
+  void resume() {
+    synchronized (lock) {
+      boolean changed = suspended;
+      suspended = false;
+      if (!kickLocked("resumed") && changed) {
+        announceFlagsLocked();
+      }
+    }
+    outbox.drain();
+  }
+
+  /** Stops for good: no more dials. The owner closes its socket itself. */
+  void stop() {
+    synchronized (lock) {
+      if (state == State.STOPPED) {
+        return;
+      }
+      timer.cancel();
+      current = null;
+      reason = "stopped by client";
+      moveLocked(State.STOPPED);
+    }
+    outbox.drain();
+  }
+
+  // ---- transitions (all under lock) ----
+
+  /**
+   * Applies a close of the current attempt. Returns the failure of a broken {@link Backoff} (the
+   * manager has then stopped with it as its reason) for the reporter to throw, or null.
+   */
+  private IllegalStateException closedLocked(int code, String reason) {
+    if (state != State.CONNECTING && state != State.CONNECTED) {
+      log.debug("{}: closed({}) ignored in state {}", name, code, state);
+      return null;
+    }
+    timer.cancel();
+    if (stable) {
+      attempt = 0;
+      authRefreshUsed = false;
+    }
+    stable = false;
+    lastCloseCode = code;
+    CloseDecision decision = closePolicy.classify(code, reason);
+    this.reason = decision.description();
+    switch (decision.action()) {
+      case STOP -> moveLocked(State.STOPPED);
+      case REFRESH_AUTH -> {
+        if (authRefreshUsed) {
+          // The refresh did not help: back off as for any retry, keeping an appointment if any.
+          return retryLocked(decision);
+        }
+        authRefreshUsed = true;
+        if (!countAttemptLocked()) {
+          return null;
+        }
+        outbox.add(this::refreshCredentials);
+        if (decision.retryAfter().isPresent()) {
+          // The immediate retry keeps the server's appointment too.
+          waitLocked(timing.appointment(decision.retryAfter().get()));
+          return null;
+        }
+        delay = Duration.ZERO;
+        if (isHeldLocked()) {
+          moveLocked(State.HELD);
+        } else {
+          dialLocked();
+        }
+      }
+      case RETRY, RETRY_SLOW -> {
+        return retryLocked(decision);
+      }
+      default -> throw new AssertionError("Unexpected action: " + decision.action());
+    }
+    return null;
+  }
+
+  /** Counts one more attempt; if that is past maxAttempts, stops (gave up) and returns false. */
+  private boolean countAttemptLocked() {
+    attempt++;
+    if (maxAttempts > 0 && attempt > maxAttempts) {
+      attempt = maxAttempts;
+      reason = "gave up after " + maxAttempts + " attempts (" + reason + ")";
+      moveLocked(State.STOPPED);
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Counts the retry and waits: until the server's appointment if it gave one, else the curve's
+   * delay, but at least the decision's floor.
+   */
+  private IllegalStateException retryLocked(CloseDecision decision) {
+    if (!countAttemptLocked()) {
+      return null;
+    }
+    if (decision.retryAfter().isPresent()) {
+      // The counter advanced all the same: if the appointment fails with no new hint, the curve
+      // goes on from where it was.
+      waitLocked(timing.appointment(decision.retryAfter().get()));
+      return null;
+    }
+    Duration d;
+    try {
+      d = timing.curve(attempt);
+    } catch (IllegalStateException e) {
+      // Swapping in another curve would hide the bug; waiting for ever would wedge the client.
+      log.error("{}: {}; stopping", name, e.getMessage(), e.getCause());
+      this.reason = e.getMessage();
+      moveLocked(State.STOPPED);
+      return e;
+    }
+    waitLocked(timing.atLeast(d, decision.floor()));
+    return null;
+  }
+
+  /** Waits {@code d} before the next dial (or holds, if the network is down or suspended). */
+  private void waitLocked(Duration d) {
+    delay = d;
+    if (isHeldLocked()) {
+      moveLocked(State.HELD);
+      return;
+    }
+    nextAttemptAt = VirtualScheduler.plusSaturated(ticker.read(), d);
+    timer.schedule(d, this::onTimer);
+    moveLocked(State.WAITING);
+  }
+
+  /** Dials now if waiting or held and nothing holds any more; returns whether it dialled. */
+  private boolean kickLocked(String why) {
+    if (isHeldLocked() || (state != State.WAITING && state != State.HELD)) {
+      return false;
+    }
+    log.debug("{}: {}, dialing now (attempt {})", name, why, attempt);
+    dialLocked();
+    return true;
+  }
+
+  /** Moves a waiting manager to HELD, dropping its timer; returns whether it moved. */
+  private boolean holdLocked() {
+    if (state != State.WAITING) {
+      return false;
+    }
+    timer.cancel();
+    moveLocked(State.HELD);
+    return true;
+  }
+
+  /**
+   * The network or suspended flag changed with no change of state: publish it, so that a status
+   * line can show "offline" while connected or held. Before start and after stop only the
+   * snapshot is refreshed, with no event.
+   */
+  private void announceFlagsLocked() {
+    if (state == State.IDLE || state == State.STOPPED) {
+      snapshot = snapshotLocked();
+    } else {
+      moveLocked(state);
+    }
+  }
+
+  private void dialLocked() {
+    timer.cancel();
+    Attempt a = new Attempt(owner, attempt);
+    current = a;
+    moveLocked(State.CONNECTING);
+    Connector c = connector;
+    outbox.add(() -> dial(c, a));
+  }
+
+  private void moveLocked(State next) {
+    state = next;
+    if (next == State.STOPPED) {
+      current = null; // every report on an attempt made so far is now a no-op
+    }
+    ReconnectStatus s = snapshotLocked();
+    snapshot = s;
+    outbox.add(() -> feed.publish(s));
+  }
+
+  private ReconnectStatus snapshotLocked() {
+    return new ReconnectStatus(
+        state, attempt, delay, nextAttemptAt, lastCloseCode, reason, networkLost, suspended);
+  }
+
+  private boolean isHeldLocked() {
+    return networkLost || suspended;
+  }
+
+  // ---- timer callbacks and outside-the-lock actions ----
+
+  private void onTimer(long gen) {
+    synchronized (lock) {
+      // A timer that lost a race with a cancel must not dial: the generation tells.
+      if (!timer.isCurrent(gen) || state != State.WAITING) {
+        return;
+      }
+      timer.fired();
+      dialLocked();
+    }
+    outbox.drain();
+  }
+
+  private void onStable(long gen) {
+    synchronized (lock) {
+      if (!timer.isCurrent(gen) || state != State.CONNECTED) {
+        return;
+      }
+      timer.fired();
+      stable = true;
+      attempt = 0;
+      authRefreshUsed = false;
+      delay = Duration.ZERO;
+      moveLocked(State.CONNECTED);
+    }
+    outbox.drain();
+  }
+
+  private void dial(Connector c, Attempt a) {
+    synchronized (lock) {
+      // Superseded between being queued and now (a listener called stop(), another thread
+      // reported a close): calling the connector would open a socket whose every report is
+      // then ignored.
+      if (a != current || state != State.CONNECTING) {
+        log.debug("{}: dial of {} superseded, not calling the connector", name, a);
+        return;
+      }
+    }
+    try {
+      c.connect(a);
+    } catch (Exception | LinkageError e) {
+      log.debug("{}: connector failed on {}", name, a, e);
+      synchronized (lock) {
+        // Only while the attempt is still dialing: a connector that reported opened() before it
+        // threw has a connection, and one that reported its close has been dealt with.
+        if (a == current && state == State.CONNECTING) {
+          // A broken backoff has stopped the manager and logged it; nobody to throw it to here.
+          closedLocked(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
+        }
+      }
+      // Always called from drain(), which runs what closedLocked queued next.
+    }
+  }
+
+  private void refreshCredentials() {
+    try {
+      credentialsRefresher.run();
+    } catch (RuntimeException e) {
+      log.warn("{}: credentials refresher failed", name, e);
+    }
+  }
+}
