@@ -1,25 +1,16 @@
 package dev.ddpkit.ddp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.ddpkit.ddp.transport.TransportFactory;
-import dev.ddpkit.ddp.transport.WebSocketTransportFactory;
 import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.ReconnectionManager;
-import dev.ddpkit.reconnect.Ticker;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,53 +52,24 @@ import org.slf4j.LoggerFactory;
  */
 public final class DdpClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DdpClient.class);
-  private static final AtomicInteger COUNTER = new AtomicInteger();
-  private static final char[] ID_CHARS =
-      "23456789ABCDEFGHJKLMNPQRSTWXYZabcdefghijkmnopqrstuvwxyz".toCharArray();
 
   private final String name;
-  private final ObjectMapper mapper;
-  private final EjsonParams params;
+  private final Requests requests;
   private final ReconnectionManager manager;
   private final EventLoop loop;
   private final ClientEngine engine;
   private final LoopTimers timers;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final CountDownLatch shutdownDone = new CountDownLatch(1);
-  private final AtomicLong methodIds = new AtomicLong();
-  private final SecureRandom random = new SecureRandom();
+  private final ClientParts parts;
 
   DdpClient(DdpClientBuilder b) {
-    this.name = b.name != null ? b.name : "ddp-client-" + COUNTER.incrementAndGet();
-    this.mapper = b.mapper;
-    this.params = new EjsonParams(b.mapper);
-    Ticker ticker = b.tickerOrDefault();
-    // The client's own manager, on the client's time: never shared with another client.
-    this.manager =
-        ReconnectionManager.builder()
-            .policy(b.reconnectPolicy())
-            .scheduler(b.scheduler)
-            .ticker(ticker)
-            .credentialsRefresher(b.credentialsRefresher)
-            .name(name)
-            .build();
-    this.loop =
-        b.direct
-            ? EventLoop.direct(name)
-            : b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.ownThread(name);
-    TransportFactory transports =
-        b.transportFactory != null
-            ? b.transportFactory
-            : new WebSocketTransportFactory(
-                b.sslContext, b.maxFrameBytes, b.connectTimeout, name);
-    this.engine =
-        new ClientEngine(
-            new EngineConfig(name, b.url, b.scheduler, ticker, b.clock,
-                b.heartbeatInterval, b.heartbeatTimeout, b.connectTimeout, b.resyncTimeout,
-                b.maxQueuedCalls, b.maxFrameBytes, b.strictProtocol),
-            manager, transports, loop, mapper, b.statusListeners);
-    this.timers = new LoopTimers(b.scheduler, loop::execute);
-    engine.listeners.connection.addAll(b.connectionListeners);
+    this.parts = ClientParts.wire(b);
+    this.name = parts.name();
+    this.requests = new Requests(b.mapper);
+    this.manager = parts.manager();
+    this.loop = parts.loop();
+    this.engine = parts.engine();
+    this.timers = parts.timers();
     engine.bind(this);
   }
 
@@ -203,16 +165,6 @@ public final class DdpClient implements AutoCloseable {
     return Listeners.add(engine.listeners.hooks, Objects.requireNonNull(hook, "hook"));
   }
 
-  /**
-   * Adds a reconnect hook.
-   *
-   * @deprecated renamed {@link #addReconnectHook(ReconnectHook)}: every listener method is {@code
-   *     addX} and returns a handle
-   */
-  @Deprecated
-  public Cancellable onReconnect(ReconnectHook hook) {
-    return addReconnectHook(hook);
-  }
 
   /**
    * Calls a method with {@link CallOptions#DEFAULT}; each argument is one param. Params are sent
@@ -251,18 +203,14 @@ public final class DdpClient implements AutoCloseable {
    *     a cycle, a date outside JavaScript's range, or what the mapper rejects)
    */
   public CompletableFuture<JsonNode> call(String method, List<?> params, CallOptions options) {
-    checkName("method", method);
-    Objects.requireNonNull(params, "params");
-    Objects.requireNonNull(options, "options");
-    ArrayNode p = toParams(params);
+    ArrayNode p = requests.callParams(method, params, options);
     if (closed.get()) {
       // Not CompletableFuture.failedFuture: Android has it only from API 31.
       CompletableFuture<JsonNode> failed = new CompletableFuture<>();
       failed.completeExceptionally(new DdpException("client closed"));
       return failed;
     }
-    PendingCall c =
-        new PendingCall(String.valueOf(methodIds.incrementAndGet()), method, p, options);
+    PendingCall c = requests.call(method, p, options);
     loop.run(() -> engine.enqueueCall(c));
     if (closed.get()) {
       c.future.completeExceptionally(new DdpException("client closed"));
@@ -287,10 +235,7 @@ public final class DdpClient implements AutoCloseable {
    * @throws IllegalArgumentException if a param cannot be encoded
    */
   public Subscription subscribe(String name, List<?> params) {
-    checkName("name", name);
-    Objects.requireNonNull(params, "params");
-    SubscriptionImpl s =
-        new SubscriptionImpl(randomId(), name, toParams(params), this::unsubscribe);
+    SubscriptionImpl s = requests.subscription(name, params, this::unsubscribe);
     if (closed.get()) {
       s.markStopped(new DdpException("client closed"));
       return s;
@@ -310,7 +255,7 @@ public final class DdpClient implements AutoCloseable {
 
   /** Returns the local store of a collection (created empty on first use). */
   public DdpCollection collection(String name) {
-    checkName("name", name);
+    Requests.checkName("name", name);
     return engine.data.collection(name);
   }
 
@@ -321,19 +266,10 @@ public final class DdpClient implements AutoCloseable {
    * messages go to its local store again (see {@link #collection}).
    */
   public Cancellable addStreamListener(String collection, StreamListener listener) {
-    checkName("collection", collection);
+    Requests.checkName("collection", collection);
     return engine.data.addStreamListener(collection, Objects.requireNonNull(listener, "listener"));
   }
 
-  /**
-   * Adds a stream listener.
-   *
-   * @deprecated renamed {@link #addStreamListener(String, StreamListener)}
-   */
-  @Deprecated
-  public Cancellable onStreamEvent(String collection, StreamListener listener) {
-    return addStreamListener(collection, listener);
-  }
 
   /**
    * Runs {@code task} on the client's event loop, after every task queued before it: one at a time
@@ -386,8 +322,7 @@ public final class DdpClient implements AutoCloseable {
 
   /**
    * Tells the client the network is gone (Android's {@code NetworkCallback.onLost}): no dial until
-   * {@link #networkAvailable()}. A connection that is up is left to its heartbeat; a client waiting
-   * to retry holds instead, and its status says so.
+   * {@link #networkAvailable()}; a connection that is up is left to its heartbeat.
    */
   public void networkLost() {
     if (!closed.get()) {
@@ -395,10 +330,7 @@ public final class DdpClient implements AutoCloseable {
     }
   }
 
-  /**
-   * Tells the client the app went to the background: no dial until {@link #resume()}. A connection
-   * that is up is left alone (close the client to let it go).
-   */
+  /** Tells the client the app went to the background: no dial until {@link #resume()}. */
   public void suspend() {
     if (!closed.get()) {
       manager.suspend();
@@ -452,7 +384,7 @@ public final class DdpClient implements AutoCloseable {
       loop.run(
           () -> {
             engine.shutdown();
-            shutdownDone.countDown();
+            parts.shutdownDone().countDown();
           });
       loop.shutdown();
     }
@@ -469,42 +401,11 @@ public final class DdpClient implements AutoCloseable {
    * @throws InterruptedException if interrupted while waiting
    */
   public boolean awaitTermination(Duration timeout) throws InterruptedException {
-    Objects.requireNonNull(timeout, "timeout");
-    if (loop.inLoop()) {
-      throw new IllegalStateException(
-          "awaitTermination called on the client's event loop, which it would wait for");
-    }
-    long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-    return shutdownDone.await(left(deadline), TimeUnit.NANOSECONDS)
-        && loop.awaitTermination(Duration.ofNanos(left(deadline)))
-        && engine.awaitTransports(Duration.ofNanos(left(deadline)));
-  }
-
-  private static long left(long deadline) {
-    return Math.max(1, deadline - System.nanoTime());
+    return parts.awaitTermination(timeout);
   }
 
   @Override
   public String toString() {
     return "DdpClient{" + engine.describe() + "}";
-  }
-
-  private ArrayNode toParams(List<?> values) {
-    return params.encode(values);
-  }
-
-  private String randomId() {
-    char[] id = new char[17];
-    for (int i = 0; i < id.length; i++) {
-      id[i] = ID_CHARS[random.nextInt(ID_CHARS.length)];
-    }
-    return new String(id);
-  }
-
-  private static void checkName(String field, String value) {
-    Objects.requireNonNull(value, field);
-    if (value.isEmpty()) {
-      throw new IllegalArgumentException(field + " must not be empty");
-    }
   }
 }

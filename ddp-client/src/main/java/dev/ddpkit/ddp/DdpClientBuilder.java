@@ -224,15 +224,6 @@ public final class DdpClientBuilder {
     return this;
   }
 
-  /**
-   * Adds a connection listener.
-   *
-   * @deprecated renamed {@link #addConnectionListener(ConnectionListener)}: it adds
-   */
-  @Deprecated
-  public DdpClientBuilder connectionListener(ConnectionListener listener) {
-    return addConnectionListener(listener);
-  }
 
   /**
    * Adds a status listener, told of every status from the first on; each call adds one more
@@ -243,15 +234,6 @@ public final class DdpClientBuilder {
     return this;
   }
 
-  /**
-   * Adds a status listener.
-   *
-   * @deprecated renamed {@link #addStatusListener(StatusListener)}: it adds
-   */
-  @Deprecated
-  public DdpClientBuilder statusListener(StatusListener listener) {
-    return addStatusListener(listener);
-  }
 
   /** Names the client in thread names and logs (default {@code ddp-client-N}). */
   public DdpClientBuilder name(String name) {

@@ -1,0 +1,75 @@
+package dev.ddpkit.ddp;
+
+import dev.ddpkit.ddp.transport.TransportFactory;
+import dev.ddpkit.ddp.transport.WebSocketTransportFactory;
+import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.Ticker;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The parts a {@link DdpClient} is made of, wired from its builder's settings: its own
+ * reconnection manager (on the client's scheduler and ticker, never shared), its event loop, its
+ * transport and its engine.
+ */
+record ClientParts(
+    String name, ReconnectionManager manager, EventLoop loop, ClientEngine engine,
+    LoopTimers timers, CountDownLatch shutdownDone) {
+  private static final AtomicInteger COUNTER = new AtomicInteger();
+
+  static ClientParts wire(DdpClientBuilder b) {
+    String name = b.name != null ? b.name : "ddp-client-" + COUNTER.incrementAndGet();
+    Ticker ticker = b.tickerOrDefault();
+    ReconnectionManager manager =
+        ReconnectionManager.builder()
+            .policy(b.reconnectPolicy())
+            .scheduler(b.scheduler)
+            .ticker(ticker)
+            .credentialsRefresher(b.credentialsRefresher)
+            .name(name)
+            .build();
+    EventLoop loop =
+        b.direct
+            ? EventLoop.direct(name)
+            : b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.ownThread(name);
+    TransportFactory transports =
+        b.transportFactory != null
+            ? b.transportFactory
+            : new WebSocketTransportFactory(
+                b.sslContext, b.maxFrameBytes, b.connectTimeout, name);
+    ClientEngine engine =
+        new ClientEngine(
+            new EngineConfig(name, b.url, b.scheduler, ticker, b.clock,
+                b.heartbeatInterval, b.heartbeatTimeout, b.connectTimeout, b.resyncTimeout,
+                b.maxQueuedCalls, b.maxFrameBytes, b.strictProtocol),
+            manager, transports, loop, b.mapper, b.statusListeners);
+    engine.listeners.connection.addAll(b.connectionListeners);
+    return new ClientParts(name, manager, loop, engine, new LoopTimers(b.scheduler, loop::execute),
+        new CountDownLatch(1));
+  }
+
+  /**
+   * Waits until the shutdown has run on the loop ({@link #shutdownDone}), the loop's own thread has
+   * ended and the socket threads too; returns whether all did within {@code timeout}.
+   *
+   * @throws IllegalStateException if called on the loop, which it would wait for
+   */
+  boolean awaitTermination(Duration timeout) throws InterruptedException {
+    Objects.requireNonNull(timeout, "timeout");
+    if (loop.inLoop()) {
+      throw new IllegalStateException(
+          "awaitTermination called on the client's event loop, which it would wait for");
+    }
+    long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
+    return shutdownDone.await(left(deadline), TimeUnit.NANOSECONDS)
+        && loop.awaitTermination(Duration.ofNanos(left(deadline)))
+        && engine.awaitTransports(Duration.ofNanos(left(deadline)));
+  }
+
+  private static long left(long deadline) {
+    return Math.max(1, deadline - System.nanoTime());
+  }
+}
