@@ -32,7 +32,7 @@ final class StatusLine {
 
   /** The reconnection attempt of the latest DDP status. */
   int attempt() {
-    return ddp == null ? 0 : ddp.retryCount();
+    return ddp == null ? 0 : ddp.attempt();
   }
 
   void ddpStatus(DdpStatus s) {
@@ -75,10 +75,10 @@ final class StatusLine {
       case WAITING:
       case OFFLINE:
         return withWaiting(
-            new ChatStatus(ChatStatus.State.WAITING, ddp.retryCount(), retryIn(), ddp.reason()),
+            new ChatStatus(ChatStatus.State.WAITING, ddp.attempt(), retryIn(), ddp.reason()),
             waiting);
       case FAILED:
-        return new ChatStatus(ChatStatus.State.STOPPED, ddp.retryCount(), Duration.ZERO,
+        return new ChatStatus(ChatStatus.State.STOPPED, ddp.attempt(), Duration.ZERO,
             ddp.reason());
       default:
         throw new AssertionError("Unexpected state: " + ddp.state());
@@ -86,7 +86,7 @@ final class StatusLine {
   }
 
   private ChatStatus connecting() {
-    return new ChatStatus(ChatStatus.State.CONNECTING, ddp.retryCount(), Duration.ZERO, "");
+    return new ChatStatus(ChatStatus.State.CONNECTING, ddp.attempt(), Duration.ZERO, "");
   }
 
   private static ChatStatus withWaiting(ChatStatus s, int waiting) {
@@ -94,11 +94,7 @@ final class StatusLine {
   }
 
   private Duration retryIn() {
-    if (ddp.retryTime() == null) {
-      return Duration.ZERO;
-    }
-    Duration d = Duration.between(session.settings.clock().instant(), ddp.retryTime());
-    return d.isNegative() ? Duration.ZERO : d;
+    return ddp.retryIn(session.settings.clock().instant());
   }
 
   private void show(ChatStatus next) {

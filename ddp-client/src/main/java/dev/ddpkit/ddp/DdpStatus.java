@@ -1,19 +1,25 @@
 package dev.ddpkit.ddp;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
 /**
- * What Meteor's {@code Meteor.status()} gives: the connection state, the retry count, the time of
- * the next retry and the reason of the last failure. Immutable.
+ * What Meteor's {@code Meteor.status()} gives: the connection state, the attempt (Meteor's retry
+ * count), the time of the next attempt and the reason of the last failure. Immutable.
+ *
+ * <p>As in {@link dev.ddpkit.reconnect.ReconnectStatus}, the count is {@code attempt} and the next
+ * attempt is a point in time, with {@link #retryIn(Instant)} for "reconnecting in 3 s": here on the
+ * wall clock (the client's {@link DdpClientBuilder#clock clock}), there on the manager's ticker.
  *
  * @param state the connection state
- * @param retryCount the number of the retry the client is on (0 when connected and stable)
+ * @param attempt the number of the retry the client is on (0 when connected and stable), Meteor's
+ *     {@code retryCount}
  * @param retryTime when the next retry is due (wall clock), or {@code null} if none is scheduled
  * @param reason why the client is not connected ("closed 1006", "heartbeat timeout", ...), empty
  *     when connected
  */
-public record DdpStatus(State state, int retryCount, Instant retryTime, String reason) {
+public record DdpStatus(State state, int attempt, Instant retryTime, String reason) {
 
   /** Connection states, as in Meteor's {@code status()}. */
   public enum State {
@@ -33,9 +39,21 @@ public record DdpStatus(State state, int retryCount, Instant retryTime, String r
   public DdpStatus {
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(reason, "reason");
-    if (retryCount < 0) {
-      throw new IllegalArgumentException("retryCount must not be negative: " + retryCount);
+    if (attempt < 0) {
+      throw new IllegalArgumentException("attempt must not be negative: " + attempt);
     }
+  }
+
+  /**
+   * Returns the time left until the next attempt at {@code now} (the client's clock), never
+   * negative; zero if no attempt is scheduled.
+   */
+  public Duration retryIn(Instant now) {
+    Objects.requireNonNull(now, "now");
+    if (retryTime == null || !retryTime.isAfter(now)) {
+      return Duration.ZERO;
+    }
+    return Duration.between(now, retryTime);
   }
 
   /** Returns whether the state is {@link State#CONNECTED}. */

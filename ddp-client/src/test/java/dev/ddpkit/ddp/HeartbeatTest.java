@@ -96,7 +96,7 @@ class HeartbeatTest {
       assertThat(h.client.stats().connectTimeouts()).isEqualTo(1);
       assertThat(h.client.status().state()).isEqualTo(DdpStatus.State.WAITING);
       assertThat(h.client.status().reason()).contains("connect timeout");
-      assertThat(h.client.status().retryCount()).isEqualTo(1);
+      assertThat(h.client.status().attempt()).isEqualTo(1);
     }
   }
 

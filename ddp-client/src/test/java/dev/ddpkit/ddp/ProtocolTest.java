@@ -53,7 +53,7 @@ class ProtocolTest {
       assertThat(h.net.count()).as("redialed without waiting").isEqualTo(2);
       h.handshake("{'msg':'connect','version':'pre1','support':['1','pre2','pre1']}", "s1");
       assertThat(h.client.status().state()).isEqualTo(DdpStatus.State.CONNECTED);
-      assertThat(h.client.status().retryCount()).isZero();
+      assertThat(h.client.status().attempt()).isZero();
     }
   }
 

@@ -30,8 +30,16 @@ class StatusTest {
           .isEqualTo(
               new DdpStatus(State.WAITING, 1, Harness.T0.plusSeconds(1), "closed 1001 going away"));
 
+      assertThat(h.client.status().retryIn(Harness.T0)).isEqualTo(Duration.ofSeconds(1));
+      assertThat(h.client.status().retryIn(Harness.T0.plusMillis(400)))
+          .isEqualTo(Duration.ofMillis(600));
+      assertThat(h.client.status().retryIn(Harness.T0.plusSeconds(2))).as("overdue: never negative")
+          .isEqualTo(Duration.ZERO);
+
       h.redial();
       assertThat(h.client.status().state()).isEqualTo(State.CONNECTING);
+      assertThat(h.client.status().retryIn(Harness.T0)).as("no attempt scheduled")
+          .isEqualTo(Duration.ZERO);
       h.net.last().open();
       assertThat(h.client.status().state()).as("socket open, handshake pending")
           .isEqualTo(State.CONNECTING);
@@ -135,7 +143,7 @@ class StatusTest {
       for (int attempt = 1; attempt <= 4; attempt++) {
         net.last().closeFromServer(1006, "");
         assertThat(client.status().retryTime()).isEqualTo(Harness.T0.plusSeconds(5));
-        assertThat(client.status().retryCount()).isEqualTo(attempt);
+        assertThat(client.status().attempt()).isEqualTo(attempt);
         time.advance(Duration.ofMillis(4_999));
         assertThat(net.count()).isEqualTo(attempt);
         time.advance(Duration.ofMillis(1));

@@ -166,14 +166,14 @@ class TolerantProtocolTest {
 
       DdpStatus st = h.client.status();
       assertThat(st.state()).isEqualTo(DdpStatus.State.WAITING);
-      assertThat(st.retryCount()).isEqualTo(1);
+      assertThat(st.attempt()).isEqualTo(1);
       assertThat(st.reason()).contains("protocol error").contains("'connected' in the middle");
       h.time.advance(Duration.ofMillis(999));
       assertThat(h.net.count()).as("no redial before the backoff").isEqualTo(1);
       ServerEnd s2 = h.redial();
       h.handshake(Harness.connectWithSession("s1"), "s2");
       s2.send("{'msg':'connected','session':'s10'}");
-      assertThat(h.client.status().retryCount())
+      assertThat(h.client.status().attempt())
           .as("not reset: the connection did not stay up")
           .isEqualTo(2);
     }

@@ -22,8 +22,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -274,22 +272,14 @@ public final class RealHerd {
   }
 
   private static void closeAll(List<ChatClient> clients) {
-    ExecutorService pool = Executors.newFixedThreadPool(8, r -> {
-      Thread t = new Thread(r, "herd-close");
-      t.setDaemon(true);
-      return t;
-    });
+    // close() returns at once: close them all, then wait for each, so they shut down together.
+    clients.forEach(ChatClient::close);
     try {
-      clients.forEach(c -> pool.execute(c::close));
-    } finally {
-      pool.shutdown();
-      try {
-        if (!pool.awaitTermination(2, TimeUnit.MINUTES)) {
-          pool.shutdownNow();
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      for (ChatClient c : clients) {
+        c.awaitTermination(Duration.ofSeconds(10));
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

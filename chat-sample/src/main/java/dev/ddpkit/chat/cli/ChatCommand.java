@@ -72,7 +72,9 @@ public final class ChatCommand {
       err.println(USAGE);
       return 2;
     }
-    try (client) {
+    // Closed in reverse order: the client, then the wait for its shutdown, so that its last
+    // status ("stopped") is printed before this returns.
+    try (AwaitEnd ended = () -> client.awaitTermination(CLOSE_WAIT); client) {
       client.start();
       String room = o.rooms.get(0);
       BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
@@ -106,6 +108,12 @@ public final class ChatCommand {
     }
   }
 
+  /** Waits for a closed client's shutdown; a resource so that it runs right after the close. */
+  private interface AwaitEnd extends AutoCloseable {
+    @Override
+    void close() throws InterruptedException;
+  }
+
   /** Sends one line, waiting for room in the outbox if it is full; its id, null if stopped. */
   private static String send(ChatClient client, String room, String text)
       throws InterruptedException, ExecutionException {
@@ -122,6 +130,7 @@ public final class ChatCommand {
 
   /** How long, at the end of input, to wait for our own messages to be shown. */
   private static final Duration ECHO_WAIT = Duration.ofSeconds(5);
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
   /** Passes events to the printer and notes which of our own messages have been shown. */
   private static final class EchoWatch implements ChatListener {

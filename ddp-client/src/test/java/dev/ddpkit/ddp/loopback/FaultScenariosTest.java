@@ -145,7 +145,7 @@ class FaultScenariosTest {
       List<Integer> waitingRetries = c.statuses.stream()
           .map(Loopback.Seen::status)
           .filter(s -> s.state() == DdpStatus.State.WAITING)
-          .map(DdpStatus::retryCount)
+          .map(DdpStatus::attempt)
           .collect(Collectors.toList());
       assertThat(waitingRetries).startsWith(1, 2, 3).isSorted();
       assertThat(c.ddp.stats().connectTimeouts()).as("refused fast, not timed out").isZero();

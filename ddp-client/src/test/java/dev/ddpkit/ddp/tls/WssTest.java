@@ -68,7 +68,7 @@ class WssTest {
     try {
       client.connect();
       // The backoff goes on: several failed attempts, none of them connected.
-      await().atMost(20, SECONDS).until(() -> client.status().retryCount() >= 3);
+      await().atMost(20, SECONDS).until(() -> client.status().attempt() >= 3);
       assertThat(seen).noneMatch(DdpStatus::connected);
       DdpStatus s = client.status();
       assertThat(s.state()).isIn(DdpStatus.State.WAITING, DdpStatus.State.CONNECTING);
