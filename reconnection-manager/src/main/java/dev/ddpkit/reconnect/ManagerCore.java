@@ -2,6 +2,7 @@ package dev.ddpkit.reconnect;
 
 import dev.ddpkit.reconnect.ReconnectionManager.State;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +35,12 @@ final class ManagerCore {
   private int attempt;
   private Duration delay = Duration.ZERO;
   private long nextAttemptAt;
+  /**
+   * When the server's appointment falls (ticker nanos), if the wait or hold now is for one: a
+   * network that comes back or an app that resumes does not bring it forward.
+   */
+  private long appointmentAt;
+  private boolean appointment;
   private int lastCloseCode;
   private String reason = "";
   private boolean networkLost;
@@ -79,6 +86,7 @@ final class ManagerCore {
       attempt = 0;
       delay = Duration.ZERO;
       nextAttemptAt = 0;
+      appointment = false;
       lastCloseCode = 0;
       reason = "";
       stable = false;
@@ -230,7 +238,7 @@ final class ManagerCore {
         outbox.add(this::refreshCredentials);
         if (decision.retryAfter().isPresent()) {
           // The immediate retry keeps the server's appointment too.
-          waitLocked(timing.appointment(decision.retryAfter().get()));
+          waitForAppointmentLocked(timing.appointment(decision.retryAfter().get()));
           return null;
         }
         delay = Duration.ZERO;
@@ -271,7 +279,7 @@ final class ManagerCore {
     if (decision.retryAfter().isPresent()) {
       // The counter advanced all the same: if the appointment fails with no new hint, the curve
       // goes on from where it was.
-      waitLocked(timing.appointment(decision.retryAfter().get()));
+      waitForAppointmentLocked(timing.appointment(decision.retryAfter().get()));
       return null;
     }
     Duration d;
@@ -288,6 +296,16 @@ final class ManagerCore {
     return null;
   }
 
+  /**
+   * Waits {@code d} for the server's appointment (or holds until then, if the network is down or
+   * the app suspended): {@link #networkAvailable()} and {@link #resume()} keep it.
+   */
+  private void waitForAppointmentLocked(Duration d) {
+    appointmentAt = VirtualScheduler.plusSaturated(ticker.read(), d);
+    appointment = true;
+    waitLocked(d);
+  }
+
   /** Waits {@code d} before the next dial (or holds, if the network is down or suspended). */
   private void waitLocked(Duration d) {
     delay = d;
@@ -300,10 +318,27 @@ final class ManagerCore {
     moveLocked(State.WAITING);
   }
 
-  /** Dials now if waiting or held and nothing holds any more; returns whether it dialled. */
+  /**
+   * Dials now if waiting or held and nothing holds any more, unless the wait is for a server's
+   * appointment still to come: then a held manager waits for it again, a waiting one keeps its
+   * timer. Returns whether the state changed (and so was announced).
+   */
   private boolean kickLocked(String why) {
     if (isHeldLocked() || (state != State.WAITING && state != State.HELD)) {
       return false;
+    }
+    long now = ticker.read();
+    if (appointment && now - appointmentAt < 0) {
+      long left = appointmentAt - now;
+      log.debug("{}: {}, keeping the server's appointment in {} ms (attempt {})", name, why,
+          TimeUnit.NANOSECONDS.toMillis(left), attempt);
+      if (state == State.WAITING) {
+        return false;
+      }
+      nextAttemptAt = appointmentAt;
+      timer.schedule(Duration.ofNanos(left), this::onTimer);
+      moveLocked(State.WAITING);
+      return true;
     }
     log.debug("{}: {}, dialing now (attempt {})", name, why, attempt);
     dialLocked();
@@ -335,6 +370,7 @@ final class ManagerCore {
 
   private void dialLocked() {
     timer.cancel();
+    appointment = false;
     Attempt a = new Attempt(owner, attempt);
     current = a;
     moveLocked(State.CONNECTING);

@@ -129,7 +129,9 @@ public final class ReconnectionManager {
   /**
    * Reports that the network is (back) up. If the manager is waiting it dials at once, keeping the
    * attempt counter; if it was holding for the network (and is not suspended) it dials at once.
-   * Otherwise only the status's {@code networkLost} flag changes.
+   * Otherwise only the status's {@code networkLost} flag changes. A wait for a server's {@code
+   * retry-after} appointment is kept: the server said when it has room, and a network change on
+   * this side does not give it more (a hold for one that has not come yet waits for it again).
    */
   public void networkAvailable() {
     core.networkAvailable();
@@ -145,7 +147,10 @@ public final class ReconnectionManager {
     core.suspend();
   }
 
-  /** The app came back: if the connection is down (and the network up), dial at once. */
+  /**
+   * The app came back: if the connection is down (and the network up), dial at once, or at the
+   * server's appointment if one is still to come (as for {@link #networkAvailable()}).
+   */
   public void resume() {
     core.resume();
   }
