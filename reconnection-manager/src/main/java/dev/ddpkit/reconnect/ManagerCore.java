@@ -16,9 +16,7 @@ final class ManagerCore {
   private static final Logger log = LoggerFactory.getLogger(ReconnectionManager.class);
 
   private final ReconnectionManager owner;
-  private final ClosePolicy closePolicy;
   private final Duration stableAfter;
-  private final int maxAttempts;
   private final Ticker ticker;
   private final Runnable credentialsRefresher;
   private final String name;
@@ -26,34 +24,26 @@ final class ManagerCore {
 
   private final Object lock = new Object();
   // Everything below is guarded by lock.
-  private final Outbox outbox;
-  private final RetryTiming timing;
-  private final SingleTimer timer;
+  final Outbox outbox;
+  final RetryTiming timing;
+  final SingleTimer timer;
+  private final CloseHandling closes;
   private Connector connector;
   private Attempt current;
-  private State state = State.IDLE;
-  private int attempt;
-  private Duration delay = Duration.ZERO;
+  State state = State.IDLE;
+  int attempt;
+  Duration delay = Duration.ZERO;
   private long nextAttemptAt;
-  /**
-   * When the server's appointment falls (ticker nanos), if the wait or hold now is for one: a
-   * network that comes back or an app that resumes does not bring it forward.
-   */
-  private long appointmentAt;
-  private boolean appointment;
-  private int lastCloseCode;
-  private String reason = "";
-  private boolean networkLost;
-  private boolean suspended;
-  private boolean stable;
-  private boolean authRefreshUsed;
+  int lastCloseCode;
+  String reason = "";
+  private final Holds holds = new Holds();
+  boolean stable;
+  boolean authRefreshUsed;
   private volatile ReconnectStatus snapshot;
 
   ManagerCore(ReconnectionManager owner, ReconnectPolicy policy, ReconnectionManager.Builder b) {
     this.owner = owner;
-    this.closePolicy = policy.closePolicy();
     this.stableAfter = policy.stableAfter();
-    this.maxAttempts = policy.maxAttempts();
     this.ticker = b.ticker;
     this.credentialsRefresher = b.credentialsRefresher;
     this.name = b.name;
@@ -61,6 +51,7 @@ final class ManagerCore {
     this.outbox = new Outbox(lock, b.scheduler);
     this.timing = new RetryTiming(policy, b.random, b.name);
     this.timer = new SingleTimer(b.scheduler);
+    this.closes = new CloseHandling(this, policy, b.name);
     this.snapshot = snapshotLocked();
   }
 
@@ -86,7 +77,7 @@ final class ManagerCore {
       attempt = 0;
       delay = Duration.ZERO;
       nextAttemptAt = 0;
-      appointment = false;
+      holds.noAppointment();
       lastCloseCode = 0;
       reason = "";
       stable = false;
@@ -127,7 +118,7 @@ final class ManagerCore {
         log.debug("{}: closed({}) of superseded {} ignored", name, code, a);
         return;
       }
-      fault = closedLocked(code, reason);
+      fault = closes.closedLocked(code, reason);
     }
     outbox.drain();
     if (fault != null) {
@@ -145,47 +136,31 @@ final class ManagerCore {
   /** {@link ReconnectionManager#networkAvailable()}. */
   void networkAvailable() {
     synchronized (lock) {
-      boolean changed = networkLost;
-      networkLost = false;
-      if (!kickLocked("network available") && changed) {
-        announceFlagsLocked();
-      }
+      flagChangedLocked(holds.networkLost(false), "network available");
     }
     outbox.drain();
   }
 
-  /** Reports that the network is gone: no dial until {@link #networkAvailable()}. */
+  /** {@link ReconnectionManager#networkLost()}. */
   void networkLost() {
     synchronized (lock) {
-      boolean changed = !networkLost;
-      networkLost = true;
-      if (!holdLocked() && changed) {
-        announceFlagsLocked();
-      }
+      flagChangedLocked(holds.networkLost(true), null);
     }
     outbox.drain();
   }
 
-  /** The app went to the background: no dial until {@link #resume()}. */
+  /** {@link ReconnectionManager#suspend()}. */
   void suspend() {
     synchronized (lock) {
-      boolean changed = !suspended;
-      suspended = true;
-      if (!holdLocked() && changed) {
-        announceFlagsLocked();
-      }
+      flagChangedLocked(holds.suspended(true), null);
     }
     outbox.drain();
   }
 
-  /** The app came back: if the connection is down (and the network up), dial at once. */
+  /** {@link ReconnectionManager#resume()}. */
   void resume() {
     synchronized (lock) {
-      boolean changed = suspended;
-      suspended = false;
-      if (!kickLocked("resumed") && changed) {
-        announceFlagsLocked();
-      }
+      flagChangedLocked(holds.suspended(false), "resumed");
     }
     outbox.drain();
   }
@@ -207,107 +182,16 @@ final class ManagerCore {
   // ---- transitions (all under lock) ----
 
   /**
-   * Applies a close of the current attempt. Returns the failure of a broken {@link Backoff} (the
-   * manager has then stopped with it as its reason) for the reporter to throw, or null.
-   */
-  private IllegalStateException closedLocked(int code, String reason) {
-    if (state != State.CONNECTING && state != State.CONNECTED) {
-      log.debug("{}: closed({}) ignored in state {}", name, code, state);
-      return null;
-    }
-    timer.cancel();
-    if (stable) {
-      attempt = 0;
-      authRefreshUsed = false;
-    }
-    stable = false;
-    lastCloseCode = code;
-    CloseDecision decision = closePolicy.classify(code, reason);
-    this.reason = decision.description();
-    switch (decision.action()) {
-      case STOP -> moveLocked(State.STOPPED);
-      case REFRESH_AUTH -> {
-        if (authRefreshUsed) {
-          // The refresh did not help: back off as for any retry, keeping an appointment if any.
-          return retryLocked(decision);
-        }
-        authRefreshUsed = true;
-        if (!countAttemptLocked()) {
-          return null;
-        }
-        outbox.add(this::refreshCredentials);
-        if (decision.retryAfter().isPresent()) {
-          // The immediate retry keeps the server's appointment too.
-          waitForAppointmentLocked(timing.appointment(decision.retryAfter().get()));
-          return null;
-        }
-        delay = Duration.ZERO;
-        if (isHeldLocked()) {
-          moveLocked(State.HELD);
-        } else {
-          dialLocked();
-        }
-      }
-      case RETRY, RETRY_SLOW -> {
-        return retryLocked(decision);
-      }
-      default -> throw new AssertionError("Unexpected action: " + decision.action());
-    }
-    return null;
-  }
-
-  /** Counts one more attempt; if that is past maxAttempts, stops (gave up) and returns false. */
-  private boolean countAttemptLocked() {
-    attempt++;
-    if (maxAttempts > 0 && attempt > maxAttempts) {
-      attempt = maxAttempts;
-      reason = "gave up after " + maxAttempts + " attempts (" + reason + ")";
-      moveLocked(State.STOPPED);
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * Counts the retry and waits: until the server's appointment if it gave one, else the curve's
-   * delay, but at least the decision's floor.
-   */
-  private IllegalStateException retryLocked(CloseDecision decision) {
-    if (!countAttemptLocked()) {
-      return null;
-    }
-    if (decision.retryAfter().isPresent()) {
-      // The counter advanced all the same: if the appointment fails with no new hint, the curve
-      // goes on from where it was.
-      waitForAppointmentLocked(timing.appointment(decision.retryAfter().get()));
-      return null;
-    }
-    Duration d;
-    try {
-      d = timing.curve(attempt);
-    } catch (IllegalStateException e) {
-      // Swapping in another curve would hide the bug; waiting for ever would wedge the client.
-      log.error("{}: {}; stopping", name, e.getMessage(), e.getCause());
-      this.reason = e.getMessage();
-      moveLocked(State.STOPPED);
-      return e;
-    }
-    waitLocked(timing.atLeast(d, decision.floor()));
-    return null;
-  }
-
-  /**
    * Waits {@code d} for the server's appointment (or holds until then, if the network is down or
    * the app suspended): {@link #networkAvailable()} and {@link #resume()} keep it.
    */
-  private void waitForAppointmentLocked(Duration d) {
-    appointmentAt = VirtualScheduler.plusSaturated(ticker.read(), d);
-    appointment = true;
+  void waitForAppointmentLocked(Duration d) {
+    holds.appointment(VirtualScheduler.plusSaturated(ticker.read(), d));
     waitLocked(d);
   }
 
   /** Waits {@code d} before the next dial (or holds, if the network is down or suspended). */
-  private void waitLocked(Duration d) {
+  void waitLocked(Duration d) {
     delay = d;
     if (isHeldLocked()) {
       moveLocked(State.HELD);
@@ -327,15 +211,14 @@ final class ManagerCore {
     if (isHeldLocked() || (state != State.WAITING && state != State.HELD)) {
       return false;
     }
-    long now = ticker.read();
-    if (appointment && now - appointmentAt < 0) {
-      long left = appointmentAt - now;
+    long left = holds.appointmentLeft(ticker.read());
+    if (left > 0) {
       log.debug("{}: {}, keeping the server's appointment in {} ms (attempt {})", name, why,
           TimeUnit.NANOSECONDS.toMillis(left), attempt);
       if (state == State.WAITING) {
         return false;
       }
-      nextAttemptAt = appointmentAt;
+      nextAttemptAt = holds.appointmentAt();
       timer.schedule(Duration.ofNanos(left), this::onTimer);
       moveLocked(State.WAITING);
       return true;
@@ -356,6 +239,17 @@ final class ManagerCore {
   }
 
   /**
+   * After a network or suspended flag was set: dial if {@code kick} says why and nothing holds any
+   * more, else hold if it now holds; if neither moved the state but the flag changed, publish it.
+   */
+  private void flagChangedLocked(boolean changed, String kick) {
+    boolean moved = kick != null ? kickLocked(kick) : holdLocked();
+    if (!moved && changed) {
+      announceFlagsLocked();
+    }
+  }
+
+  /**
    * The network or suspended flag changed with no change of state: publish it, so that a status
    * line can show "offline" while connected or held. Before start and after stop only the
    * snapshot is refreshed, with no event.
@@ -368,9 +262,9 @@ final class ManagerCore {
     }
   }
 
-  private void dialLocked() {
+  void dialLocked() {
     timer.cancel();
-    appointment = false;
+    holds.noAppointment();
     Attempt a = new Attempt(owner, attempt);
     current = a;
     moveLocked(State.CONNECTING);
@@ -378,7 +272,7 @@ final class ManagerCore {
     outbox.add(() -> dial(c, a));
   }
 
-  private void moveLocked(State next) {
+  void moveLocked(State next) {
     state = next;
     if (next == State.STOPPED) {
       current = null; // every report on an attempt made so far is now a no-op
@@ -390,11 +284,12 @@ final class ManagerCore {
 
   private ReconnectStatus snapshotLocked() {
     return new ReconnectStatus(
-        state, attempt, delay, nextAttemptAt, lastCloseCode, reason, networkLost, suspended);
+        state, attempt, delay, nextAttemptAt, lastCloseCode, reason, holds.networkLost(),
+        holds.suspended());
   }
 
-  private boolean isHeldLocked() {
-    return networkLost || suspended;
+  boolean isHeldLocked() {
+    return holds.held();
   }
 
   // ---- timer callbacks and outside-the-lock actions ----
@@ -445,14 +340,15 @@ final class ManagerCore {
         // threw has a connection, and one that reported its close has been dealt with.
         if (a == current && state == State.CONNECTING) {
           // A broken backoff has stopped the manager and logged it; nobody to throw it to here.
-          closedLocked(CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
+          closes.closedLocked(
+              CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
         }
       }
       // Always called from drain(), which runs what closedLocked queued next.
     }
   }
 
-  private void refreshCredentials() {
+  void refreshCredentials() {
     try {
       credentialsRefresher.run();
     } catch (RuntimeException e) {
