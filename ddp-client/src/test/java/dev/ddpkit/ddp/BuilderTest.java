@@ -161,6 +161,34 @@ class BuilderTest {
     }
   }
 
+  @Test
+  void aVirtualSchedulerWithNoTickerIsRefusedRatherThanGuessed() {
+    VirtualScheduler time = new VirtualScheduler();
+    assertThatThrownBy(() -> DdpClient.builder().url(Harness.URL).scheduler(time).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("ticker");
+  }
+
+  @Test
+  void onePolicyTwoClientsTwoManagersEachOnItsClientsTime() {
+    ReconnectPolicy policy =
+        ReconnectPolicy.builder().backoff(Backoff.fixed(Duration.ofSeconds(2))).build();
+    VirtualScheduler time = new VirtualScheduler();
+    try (DdpClient a = inMemory(DdpClient.builder().reconnection(policy), time);
+        DdpClient b = inMemory(DdpClient.builder().reconnection(policy), time)) {
+      assertThat(a.reconnectionManager()).isNotSameAs(b.reconnectionManager());
+      assertThat(a.reconnectionManager().policy()).isEqualTo(policy);
+      assertThat(a.reconnectionManager().ticker()).isSameAs(time);
+
+      a.connect();
+      b.connect();
+      assertThat(a.reconnectionManager().status().state())
+          .isEqualTo(ReconnectionManager.State.CONNECTING);
+      assertThat(b.reconnectionManager().status().state())
+          .isEqualTo(ReconnectionManager.State.CONNECTING);
+    }
+  }
+
   private static DdpClient inMemory(DdpClientBuilder b, VirtualScheduler time) {
     return b.url(Harness.URL)
         .transportFactory(new InMemoryTransportFactory())
