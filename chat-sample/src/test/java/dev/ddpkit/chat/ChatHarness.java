@@ -150,6 +150,12 @@ final class ChatHarness implements AutoCloseable {
     return this;
   }
 
+  /** The server sends this frame (single-quoted JSON allowed), whatever it is. */
+  ChatHarness raw(String json) {
+    end.send(json);
+    return this;
+  }
+
   /** The server says a subscription is ready. */
   ChatHarness ready(Frame sub) {
     ObjectNode r = NODES.objectNode().put("msg", "ready");
