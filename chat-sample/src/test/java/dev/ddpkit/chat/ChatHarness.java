@@ -45,22 +45,22 @@ final class ChatHarness implements AutoCloseable {
   private int sessions;
 
   /** A client of user "alice" (password "pw"), reconnecting after a fixed 1 s. */
-  ChatHarness(UnaryOperator<ChatClient.Builder> config) {
+  ChatHarness(UnaryOperator<ChatClientBuilder> config) {
     this(Duration.ZERO, b -> config.apply(b.username("alice").password("pw")));
   }
 
   /** A client logging in with a resume token instead of a password. */
-  static ChatHarness withToken(String token, UnaryOperator<ChatClient.Builder> config) {
+  static ChatHarness withToken(String token, UnaryOperator<ChatClientBuilder> config) {
     return new ChatHarness(Duration.ZERO, b -> config.apply(b.token(token)));
   }
 
   /** A client of "alice" whose device clock runs {@code ahead} of the server's (virtual) time. */
-  static ChatHarness withClockAhead(Duration ahead, UnaryOperator<ChatClient.Builder> config) {
+  static ChatHarness withClockAhead(Duration ahead, UnaryOperator<ChatClientBuilder> config) {
     return new ChatHarness(ahead, b -> config.apply(b.username("alice").password("pw")));
   }
 
-  private ChatHarness(Duration deviceAhead, UnaryOperator<ChatClient.Builder> config) {
-    ChatClient.Builder b =
+  private ChatHarness(Duration deviceAhead, UnaryOperator<ChatClientBuilder> config) {
+    ChatClientBuilder b =
         ChatClient.builder()
             .url(URL)
             .backoff(Backoff.fixed(Duration.ofSeconds(1)))
