@@ -59,7 +59,8 @@ class ChatStoreJournalTest {
       // A crash: no compaction, no further write.
       store.closeImmediately();
       store = open();
-      assertThat(store.reads().messageCount("general")).as("after crash %d", cycle).isEqualTo(acknowledged);
+      assertThat(store.reads().messageCount("general")).as("after crash %d", cycle)
+          .isEqualTo(acknowledged);
       assertThat(store.reads().token("key-1")).isNotNull();
     }
     List<ObjectNode> all = store.reads().since("general", Long.MIN_VALUE + 1, 100_000);
