@@ -35,7 +35,7 @@ class DirectExecutionChatTest {
       for (int i = 0; i < 2 * PAIRS; i++) {
         List<String> threads = new CopyOnWriteArrayList<>();
         Recorder r = new Recorder();
-        ChatClient.Builder b = chat.client(users.get(i), r).room("room")
+        ChatClientBuilder b = chat.client(users.get(i), r).room("room")
             .listener(new OnMessage(r, m -> threads.add(Thread.currentThread().getName())));
         if (direct(i)) {
           b.directExecution();
@@ -146,7 +146,7 @@ class DirectExecutionChatTest {
   @Test
   @Timeout(value = 10, unit = SECONDS)
   void directExecutionAndAnExecutorAreRefusedTogether() {
-    ChatClient.Builder b = ChatClient.builder().url("ws://127.0.0.1:1/websocket").token("t")
+    ChatClientBuilder b = ChatClient.builder().url("ws://127.0.0.1:1/websocket").token("t")
         .executor(Runnable::run).directExecution();
     org.assertj.core.api.Assertions.assertThatThrownBy(b::build)
         .isInstanceOf(IllegalStateException.class)

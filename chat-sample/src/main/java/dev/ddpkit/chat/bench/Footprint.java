@@ -1,6 +1,7 @@
 package dev.ddpkit.chat.bench;
 
 import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatClientBuilder;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.DdpClientBuilder;
@@ -142,7 +143,7 @@ public final class Footprint {
     int first = into.size();
     IntConsumer add = i -> {
       if (mode == Mode.CHAT || mode == Mode.CHAT_DIRECT) {
-        ChatClient.Builder cb = ChatClient.builder().url(url).token(token).room(room)
+        ChatClientBuilder cb = ChatClient.builder().url(url).token(token).room(room)
             .historyLimit(0).name("footprint-" + i);
         if (mode == Mode.CHAT_DIRECT) {
           cb.directExecution();
