@@ -38,24 +38,20 @@ import org.slf4j.LoggerFactory;
  * the client runs the {@link ReconnectHook}s (log in with a resume token), re-sends every live
  * subscription and every unanswered call, and resynchronises its collections in one step.
  *
- * <p><b>Threads.</b> The client's work runs on one event loop, one task at a time and in order, so
- * listeners are called one at a time and in order. Public methods may be called from any thread.
- * Where the loop runs is chosen at build time:
+ * <p><b>Threads.</b> The client's work runs on one event loop: one task at a time, in order, each
+ * to completion, so listeners are called one at a time and in order. Public methods may be called
+ * from any thread; from a listener too, and then what they ask is queued behind the task that
+ * called the listener, never run inside it (a reconnect hook's calls are the one exception: they
+ * are collected and sent first, see {@link ReconnectHook}). By default the loop runs on a small
+ * pool of daemon threads shared by every client of the JVM ({@code ddpkit-loop-N}, as many as the
+ * machine has processors and at least 2), so a connected client costs the socket's two threads
+ * ({@code <name>-ws-read}, {@code <name>-ws-write}) and nothing more. {@link
+ * Builder#executor(Executor)} runs it on an executor the caller owns instead.
  *
- * <ul>
- *   <li>by default, a thread of the client's own (named after the client), fed by the socket's
- *       threads: 3 threads per connected client with the socket's two;
- *   <li>{@link Builder#executor(Executor)}: an executor the caller owns, such as a pool shared by
- *       many clients (2 threads per connected client, plus the pool's);
- *   <li>{@link Builder#directExecution()}: no executor at all; each task runs on the thread that
- *       gave rise to it, mostly the socket's reader thread (2 threads per connected client, no
- *       hand-off per frame).
- * </ul>
- *
- * <p>In every mode the listeners (status, stream, collection, subscription and call futures'
- * dependents run where the future is completed) are called on the event loop and must return
- * quickly and never wait for the client (a {@code join()} on one of its futures, say): while one
- * runs, no frame of this client is handled.
+ * <p>The listeners (status, stream, collection, subscription and call futures' dependents run
+ * where the future is completed) are called on the event loop and must return quickly and never
+ * wait for the client (a {@code join()} on one of its futures, say): while one runs, no frame of
+ * this client is handled, and it holds one of the threads every client shares.
  *
  * <p>Protocol notes: DDP version 1 is proposed, with {@code pre2} and {@code pre1} as fallbacks; a
  * {@code failed} naming one of them is answered at once by a new connection with that version,
@@ -75,6 +71,12 @@ public final class DdpClient implements AutoCloseable {
   private static final char[] ID_CHARS =
       "23456789ABCDEFGHJKLMNPQRSTWXYZabcdefghijkmnopqrstuvwxyz".toCharArray();
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+  /**
+   * The mapper of every client built without {@link Builder#objectMapper}: a mapper is thread-safe
+   * once configured, and this one is never configured, so one per JVM rather than one per client
+   * (its caches cost several KiB each).
+   */
+  private static final ObjectMapper DEFAULT_MAPPER = new ObjectMapper();
 
   private final String name;
   private final ObjectMapper mapper;
@@ -106,10 +108,7 @@ public final class DdpClient implements AutoCloseable {
                 .ticker(b.scheduler instanceof Ticker t ? t : Ticker.systemTicker())
                 .name(name)
                 .build();
-    this.loop =
-        b.direct
-            ? EventLoop.direct(name)
-            : b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.ownThread(name);
+    this.loop = b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.shared(name);
     TransportFactory transports =
         b.transportFactory != null
             ? b.transportFactory
@@ -142,7 +141,7 @@ public final class DdpClient implements AutoCloseable {
     if (closed.get()) {
       throw new IllegalStateException("client closed: " + name);
     }
-    loop.run(engine::start);
+    loop.execute(engine::start);
   }
 
   /** Returns the current status. */
@@ -161,8 +160,7 @@ public final class DdpClient implements AutoCloseable {
   }
 
   /**
-   * Returns the client's name: its loop thread's name (if it has one) and the prefix of its socket
-   * threads' names.
+   * Returns the client's name: the prefix of its socket threads' names, and its name in logs.
    */
   public String name() {
     return name;
@@ -248,7 +246,9 @@ public final class DdpClient implements AutoCloseable {
     }
     PendingCall c =
         new PendingCall(String.valueOf(methodIds.incrementAndGet()), method, p, options);
-    loop.run(() -> engine.enqueueCall(c));
+    if (!(loop.inLoop() && engine.collectHookCall(c))) {
+      loop.execute(() -> engine.enqueueCall(c));
+    }
     if (closed.get()) {
       c.future.completeExceptionally(new DdpException("client closed"));
     }
@@ -275,7 +275,7 @@ public final class DdpClient implements AutoCloseable {
       s.markStopped(new DdpException("client closed"));
       return s;
     }
-    loop.run(() -> engine.subscribe(s));
+    loop.execute(() -> engine.subscribe(s));
     if (closed.get()) {
       s.markStopped(new DdpException("client closed"));
     }
@@ -284,7 +284,7 @@ public final class DdpClient implements AutoCloseable {
 
   private void unsubscribe(SubscriptionImpl s) {
     if (!closed.get()) {
-      loop.run(() -> engine.unsubscribe(s));
+      loop.execute(() -> engine.unsubscribe(s));
     }
   }
 
@@ -365,7 +365,7 @@ public final class DdpClient implements AutoCloseable {
       f.complete(false);
       return f;
     }
-    loop.run(() -> engine.checkHealth(f));
+    loop.execute(() -> engine.checkHealth(f));
     if (closed.get()) {
       f.complete(false);
     }
@@ -374,30 +374,29 @@ public final class DdpClient implements AutoCloseable {
 
   /**
    * Closes the connection for good, fails every pending call and subscription with a {@link
-   * DdpException}, cancels every {@linkplain #schedule timer} and stops the client's thread. Waits (up to a few seconds) for the shutdown to
-   * have run on the event loop and for the client's thread and its socket threads to end, unless
-   * called on the event loop (from a listener): then the socket's threads end just after the
-   * listener returns, and this returns at once, so a listener on the socket's reader thread never
-   * waits for its own thread to end.
+   * DdpException} and cancels every {@linkplain #schedule timer}. Waits (up to a few seconds) for
+   * the shutdown to have run on the event loop and for the socket's threads to end, unless called
+   * on an event loop's thread (from a listener of this client or another): then it returns at
+   * once, and the shutdown runs once the listener has returned.
    */
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
       timers.cancelAll();
-      loop.run(
+      loop.execute(
           () -> {
             engine.shutdown();
             shutdownDone.countDown();
           });
       loop.shutdown();
     }
-    if (loop.inLoop()) {
-      return; // the thread ends once this task returns
+    if (loop.inLoop() || LoopPool.onPoolThread()) {
+      return; // a listener must not wait: the shutdown runs once it returns
     }
     try {
       long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
-      // On a shared executor or in direct mode, another thread may still be running the loop's
-      // earlier tasks: the shutdown (which retires the socket awaited below) runs after them.
+      // Another thread may still be running the loop's earlier tasks: the shutdown (which retires
+      // the socket awaited below) runs after them.
       boolean ended = shutdownDone.await(CLOSE_WAIT.toNanos(), TimeUnit.NANOSECONDS);
       ended &= loop.awaitTermination(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
       ended &= engine.awaitTransports(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
@@ -452,10 +451,9 @@ public final class DdpClient implements AutoCloseable {
     private String name;
     private TransportFactory transportFactory;
     private Executor executor;
-    private boolean direct;
     private boolean strictProtocol;
     private Clock clock = Clock.systemUTC();
-    private ObjectMapper mapper = new ObjectMapper();
+    private ObjectMapper mapper = DEFAULT_MAPPER;
 
     private Builder() {}
 
@@ -639,40 +637,17 @@ public final class DdpClient implements AutoCloseable {
     }
 
     /**
-     * Runs the client's event loop on this executor instead of the client's own thread. The client
-     * still runs its tasks one at a time and in order. {@code Runnable::run} makes every step run
-     * on the calling thread, which with a {@link dev.ddpkit.reconnect.VirtualScheduler} makes tests
-     * fully deterministic (for real sockets prefer {@link #directExecution()}). The executor is not
+     * Runs the client's event loop on this executor instead of the pool every client shares by
+     * default. The client still runs its tasks one at a time, in order, each to completion, and
+     * still queues what a listener asks rather than run it inside the listener. {@code
+     * Runnable::run} makes every step run on the calling thread, which with a {@link
+     * dev.ddpkit.reconnect.VirtualScheduler} makes tests fully deterministic; an executor of the
+     * application's own suits listeners that may block (a UI thread's, say). The executor is not
      * shut down by {@link DdpClient#close()}. If it rejects the loop, the thread that submitted the
-     * task runs the queued tasks itself (logged). Conflicts with {@link #directExecution()}.
+     * task runs the queued tasks itself (logged).
      */
     public Builder executor(Executor executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
-      return this;
-    }
-
-    /**
-     * Runs the client's event loop on no thread of its own: each task runs on the thread that gave
-     * rise to it, one at a time and in order as always. A frame is handled, and the listeners it
-     * concerns are called, on the socket's reader thread ({@code <name>-ws-read}) with no hand-off
-     * to another thread; a timer (heartbeat, connect timeout, reconnect) runs on the {@linkplain
-     * #scheduler(Scheduler) scheduler}'s thread, shared by every client of the JVM by default; a
-     * public method called while the loop is idle runs on the caller's thread, and may run there
-     * what other threads queued meanwhile. So a connected client costs the two socket threads
-     * only, and no thread is left once it is closed.
-     *
-     * <p>The contract for listeners is stricter than with a thread of the client's own: they run
-     * on the socket's thread, the scheduler's thread or the calling thread, and must not block
-     * (no I/O, no waiting on this client's futures or on a lock held by a thread that calls the
-     * client): while one runs, the socket is not read, and on the scheduler's thread other
-     * clients' timers wait. Calling the client's methods from a listener, {@link DdpClient#close()}
-     * included, is fine. A frame that arrives while another thread is running the loop waits on
-     * the reader thread until that thread has handled it, so the scheduler's thread handles at
-     * most one frame per client before going back to its timers. Conflicts with {@link
-     * #executor(Executor)}.
-     */
-    public Builder directExecution() {
-      this.direct = true;
       return this;
     }
 
@@ -683,7 +658,8 @@ public final class DdpClient implements AutoCloseable {
     }
 
     /**
-     * The Jackson mapper for params and frames (default: a plain {@link ObjectMapper}); register
+     * The Jackson mapper for params and frames (default: a plain {@link ObjectMapper}, shared by
+     * the clients that use the default; the client never configures it); register
      * modules on it for custom types.
      */
     public Builder objectMapper(ObjectMapper mapper) {
@@ -695,8 +671,7 @@ public final class DdpClient implements AutoCloseable {
      * Returns the client, not yet connected: call {@link DdpClient#connect()}.
      *
      * @throws IllegalStateException if no url is set, or both {@code reconnection} and {@code
-     *     reopen}, or both {@code transportFactory} and {@code sslContext}, or both {@code
-     *     executor} and {@code directExecution} are set
+     *     reopen}, or both {@code transportFactory} and {@code sslContext} are set
      */
     public DdpClient build() {
       if (url == null) {
@@ -710,10 +685,6 @@ public final class DdpClient implements AutoCloseable {
         throw new IllegalStateException(
             "sslContext applies to the default transport only: configure TLS in the "
                 + "transportFactory instead");
-      }
-      if (executor != null && direct) {
-        throw new IllegalStateException(
-            "set either executor(executor) or directExecution(), not both");
       }
       return new DdpClient(this);
     }

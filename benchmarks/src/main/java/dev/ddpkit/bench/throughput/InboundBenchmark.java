@@ -107,7 +107,7 @@ public class InboundBenchmark {
     /** Connects the client to the in-memory server and joins the rooms. */
     @Setup(Level.Trial)
     public void start(Frames f) {
-      pipeline = InboundPipeline.ownThread(f.mix.rooms(), m -> {});
+      pipeline = InboundPipeline.onDefaultLoop(f.mix.rooms(), m -> {});
     }
 
     /** Closes the client; fails if a frame was refused. */

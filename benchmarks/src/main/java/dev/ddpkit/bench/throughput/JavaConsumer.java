@@ -31,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <pre>java -cp benchmarks.jar dev.ddpkit.bench.throughput.JavaConsumer
  *     --url ws://127.0.0.1:PORT/websocket --user U --password P --room R --targets 100,2100
- *     [--mode own|direct|shared]</pre>
+ *     [--mode default|shared]</pre>
  */
 public final class JavaConsumer {
   /** The size of the pool in {@link Mode#SHARED}. */
@@ -41,11 +41,9 @@ public final class JavaConsumer {
 
   /** Where the client's event loop runs. */
   public enum Mode {
-    /** The default: a loop thread of its own, fed by the socket's reader thread. */
-    OWN("own", "own loop"),
-    /** {@code directExecution()}: the loop runs on the socket's reader thread, no hand-off. */
-    DIRECT("direct", "direct"),
-    /** {@code executor(pool)}: a fixed pool of {@value #SHARED_THREADS} threads. */
+    /** The default: the loop on the JVM's shared ddpkit-loop pool, fed by the socket's reader. */
+    DEFAULT("default", "loop pool"),
+    /** {@code executor(pool)}: a fixed pool of {@value #SHARED_THREADS} threads of the caller's. */
     SHARED("shared", "shared pool");
 
     private final String cliName;
@@ -69,7 +67,7 @@ public final class JavaConsumer {
         }
       }
       throw new IllegalArgumentException("unknown Java consumer mode '" + name
-          + "' (known: own, direct, shared)");
+          + "' (known: default, shared)");
     }
   }
 
@@ -102,8 +100,7 @@ public final class JavaConsumer {
             .listener(counter);
     ExecutorService pool = null;
     switch (a.mode) {
-      case OWN -> { }
-      case DIRECT -> b.directExecution();
+      case DEFAULT -> { }
       case SHARED -> {
         AtomicInteger n = new AtomicInteger();
         pool = Executors.newFixedThreadPool(SHARED_THREADS, r -> {
@@ -291,7 +288,7 @@ public final class JavaConsumer {
       String password = null;
       String room = null;
       List<Long> targets = new ArrayList<>();
-      Mode mode = Mode.OWN;
+      Mode mode = Mode.DEFAULT;
       for (int i = 0; i < argv.length; i += 2) {
         if (i + 1 >= argv.length) {
           throw new IllegalArgumentException("missing value for " + argv[i]);
