@@ -99,7 +99,7 @@ public class InboundBenchmark {
     }
   }
 
-  /** A pipeline whose client runs on its own event-loop thread. */
+  /** A pipeline whose client runs on the default event loop (the shared pool). */
   @State(Scope.Benchmark)
   public static class Looped {
     InboundPipeline pipeline;

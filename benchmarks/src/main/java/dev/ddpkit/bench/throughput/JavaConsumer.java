@@ -204,7 +204,7 @@ public final class JavaConsumer {
 
   /**
    * Where the process's CPU went since the previous call, per 1,000 messages, by thread role: the
-   * socket's reader and writer threads, the event loop (own thread or pool), other Java threads, and
+   * socket's reader and writer threads, the event loop (the shared pool or the caller's), other Java threads, and
    * the rest of the process (the JVM's own threads: JIT compilers, GC), which the thread MXBean does
    * not list; with the GCs, GC pause time and JIT compile time (wall, summed over compiler
    * threads) of the interval, which tell what that rest was.
@@ -272,7 +272,7 @@ public final class JavaConsumer {
       if (thread.endsWith("-ws-write") || thread.startsWith("WebSocketWriteThread")) {
         return "ws-write";
       }
-      if (thread.equals("bench-java-consumer") || thread.startsWith("bench-java-consumer-pool")) {
+      if (thread.startsWith("ddpkit-loop-") || thread.startsWith("bench-java-consumer-pool")) {
         return "loop";
       }
       return "other java";
