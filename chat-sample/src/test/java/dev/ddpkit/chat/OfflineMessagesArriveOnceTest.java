@@ -23,8 +23,9 @@ class OfflineMessagesArriveOnceTest {
       chat.start(chat.client("bob", bob).room("general"));
       await().atMost(20, SECONDS).until(
           () -> a.joinedRooms().contains("general") && bob.lastState() == ChatStatus.State.CONNECTED);
+      // The socket's threads, named after the client (no loop thread of its own since issue 11).
       assertThat(LoopbackChat.clientThreads()).as("the leak check sees live clients")
-          .contains("test-alice", "test-bob");
+          .contains("test-alice-ws-read", "test-bob-ws-read");
       String first = a.sendMessage("general", "before");
       await().atMost(20, SECONDS).until(() -> bob.saw(first));
 

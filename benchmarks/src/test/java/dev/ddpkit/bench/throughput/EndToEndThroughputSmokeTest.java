@@ -62,7 +62,7 @@ class EndToEndThroughputSmokeTest {
   @Timeout(value = 10, unit = SECONDS)
   void anUnknownJavaModeIsRefused() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> EndToEndThroughput.parse(
-            new String[] {"--java-modes", "own,turbo"}))
+            new String[] {"--java-modes", "default,turbo"}))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("turbo");
   }
 
