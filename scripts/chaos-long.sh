@@ -6,8 +6,15 @@
 #   scripts/chaos-long.sh                 # the target: 1,000 clients, 60 minutes, 100 rooms
 #   scripts/chaos-long.sh 50 2m           # a short check of the command itself
 #   scripts/chaos-long.sh 1000 60m 100 30s  # clients, duration, rooms, sample period
+# The tempo is the one a real deployment of this size has, not the short run's (a fault every
+# second and a message per client every 2 s, which at 1,000 clients would be 500 messages/s
+# into one 2-core box): each client writes a message a minute on average, heartbeats every 5 s
+# (timeout 7.5 s; blackholes last 0.3 to 27 s), the server pings every 10 s and admits 250
+# connections/s, a dial may take 10 s, the backoff is full jitter from 100 ms to 30 s, set-up and
+# settling may take 5 minutes each, and the server restarts every 90 s on average.
 # Extra settings pass through the environment: CHAOS_SEED (replay a plan), CHAOS_RESTARTS,
-# CHAOS_RATE_LIMITS=false, CHAOS_ARGLINE (JVM options of the test JVM, such as -Xmx4g).
+# CHAOS_RATE_LIMITS=false, CHAOS_ARGLINE (JVM options of the test JVM, such as -Xmx4g),
+# CHAOS_PACE (replace the tempo's -D options, e.g. "-Dchaos.writeEvery=2s" for the short run's).
 # CHAOS_MVN_FLAGS adds Maven options (-o to build offline, say).
 # 1,000 clients with a proxy each need about 10,000 threads: check `ulimit -u` first.
 set -euo pipefail
@@ -18,14 +25,27 @@ rooms="${3:-100}"
 sample="${4:-1m}"
 props=(-Dchaos.clients="$clients" -Dchaos.duration="$duration" -Dchaos.rooms="$rooms"
   -Dchaos.sample="$sample" -Dchaos.rateLimits="${CHAOS_RATE_LIMITS:-true}")
+pace="${CHAOS_PACE:--Dchaos.writeEvery=60s -Dchaos.heartbeat=5s -Dchaos.serverHeartbeat=10s
+  -Dchaos.acceptRate=250 -Dchaos.connectTimeout=10s -Dchaos.backoffMax=30s -Dchaos.settle=5m}"
+read -r -a pace_flags <<< "$(echo $pace)"
+props+=("${pace_flags[@]}")
 [ -n "${CHAOS_SEED:-}" ] && props+=(-Dchaos.seed="$CHAOS_SEED")
-[ -n "${CHAOS_RESTARTS:-}" ] && props+=(-Dchaos.restarts="$CHAOS_RESTARTS")
+# One restart per 90 s of duration unless told otherwise (the test's own default is one per 3 s).
+restarts="${CHAOS_RESTARTS:-}"
+if [ -z "$restarts" ]; then
+  secs=$(case "$duration" in
+    *h) echo $(( ${duration%h} * 3600 ));; *m) echo $(( ${duration%m} * 60 ));;
+    *s) echo $(( ${duration%s} ));; *) echo "$duration";; esac)
+  restarts=$(( secs / 90 > 2 ? secs / 90 : 2 ))
+fi
+props+=(-Dchaos.restarts="$restarts")
 [ -n "${CHAOS_ARGLINE:-}" ] && props+=(-DargLine="$CHAOS_ARGLINE")
 out=chat-sample/target/surefire-reports/dev.ddpkit.chat.reliability.ChaosTest-output.txt
 rm -f "$out"
 start=$(date +%s)
 status=0
-mvn -B ${CHAOS_MVN_FLAGS:-} -pl chat-sample -am verify -Djacoco.skip=true -Dsurefire.failIfNoSpecifiedTests=false \
+mvn -B ${CHAOS_MVN_FLAGS:-} -pl chat-sample -am verify -Djacoco.skip=true -Djazzer.skip=true \
+  -Dsurefire.failIfNoSpecifiedTests=false \
   -Dtest='ChaosTest#fiftyClientsThroughRestartsAndBlackholesLoseAndDuplicateNothing' \
   "${props[@]}" || status=$?
 echo "== chaos run: $clients clients, $duration, $rooms rooms, $(( $(date +%s) - start )) s in all," \

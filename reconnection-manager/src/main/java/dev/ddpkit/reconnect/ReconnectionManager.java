@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,6 +85,12 @@ public final class ReconnectionManager {
   private int attempt;
   private Duration delay = Duration.ZERO;
   private long nextAttemptAt;
+  /**
+   * When the server's appointment falls (ticker nanos), if the wait or hold now is for one: a
+   * network that comes back or an app that resumes does not bring it forward.
+   */
+  private long appointmentAt;
+  private boolean appointment;
   private int lastCloseCode;
   private String reason = "";
   private boolean networkLost;
@@ -168,6 +175,7 @@ public final class ReconnectionManager {
       attempt = 0;
       delay = Duration.ZERO;
       nextAttemptAt = 0;
+      appointment = false;
       lastCloseCode = 0;
       reason = "";
       stable = false;
@@ -226,7 +234,9 @@ public final class ReconnectionManager {
   /**
    * Reports that the network is (back) up. If the manager is waiting it dials at once, keeping the
    * attempt counter; if it was holding for the network (and is not suspended) it dials at once.
-   * Otherwise only the status's {@code networkLost} flag changes.
+   * Otherwise only the status's {@code networkLost} flag changes. A wait for a server's {@code
+   * retry-after} appointment is kept: the server said when it has room, and a network change on
+   * this side does not give it more (a hold for one that has not come yet waits for it again).
    */
   public void networkAvailable() {
     synchronized (lock) {
@@ -263,7 +273,10 @@ public final class ReconnectionManager {
     drain();
   }
 
-  /** The app came back: if the connection is down (and the network up), dial at once. */
+  /**
+   * The app came back: if the connection is down (and the network up), dial at once, or at the
+   * server's appointment if one is still to come (as for {@link #networkAvailable()}).
+   */
   public void resume() {
     synchronized (lock) {
       boolean changed = suspended;
@@ -323,7 +336,7 @@ public final class ReconnectionManager {
         outbox.add(this::refreshCredentials);
         if (decision.retryAfter().isPresent()) {
           // The immediate retry keeps the server's appointment too.
-          waitLocked(appointmentLocked(decision.retryAfter().get()));
+          waitForAppointmentLocked(appointmentLocked(decision.retryAfter().get()));
           return null;
         }
         delay = Duration.ZERO;
@@ -364,7 +377,7 @@ public final class ReconnectionManager {
     if (decision.retryAfter().isPresent()) {
       // The counter advanced all the same: if the appointment fails with no new hint, the curve
       // goes on from where it was.
-      waitLocked(appointmentLocked(decision.retryAfter().get()));
+      waitForAppointmentLocked(appointmentLocked(decision.retryAfter().get()));
       return null;
     }
     Duration floor = decision.floor();
@@ -409,6 +422,16 @@ public final class ReconnectionManager {
     return at.plusMillis(Math.round(window * sample()));
   }
 
+  /**
+   * Waits {@code d} for the server's appointment (or holds until then, if the network is down or
+   * the app suspended): {@link #networkAvailable()} and {@link #resume()} keep it.
+   */
+  private void waitForAppointmentLocked(Duration d) {
+    appointmentAt = VirtualScheduler.plusSaturated(ticker.read(), d);
+    appointment = true;
+    waitLocked(d);
+  }
+
   /** Waits {@code d} before the next dial (or holds, if the network is down or suspended). */
   private void waitLocked(Duration d) {
     delay = d;
@@ -421,10 +444,27 @@ public final class ReconnectionManager {
     moveLocked(State.WAITING);
   }
 
-  /** Dials now if waiting or held and nothing holds any more; returns whether it dialled. */
+  /**
+   * Dials now if waiting or held and nothing holds any more, unless the wait is for a server's
+   * appointment still to come: then a held manager waits for it again, a waiting one keeps its
+   * timer. Returns whether the state changed (and so was announced).
+   */
   private boolean kickLocked(String why) {
     if (isHeldLocked() || (state != State.WAITING && state != State.HELD)) {
       return false;
+    }
+    long now = ticker.read();
+    if (appointment && now - appointmentAt < 0) {
+      long left = appointmentAt - now;
+      log.debug("{}: {}, keeping the server's appointment in {} ms (attempt {})", name, why,
+          TimeUnit.NANOSECONDS.toMillis(left), attempt);
+      if (state == State.WAITING) {
+        return false;
+      }
+      nextAttemptAt = appointmentAt;
+      scheduleLocked(Duration.ofNanos(left), this::onTimer);
+      moveLocked(State.WAITING);
+      return true;
     }
     log.debug("{}: {}, dialing now (attempt {})", name, why, attempt);
     dialLocked();
@@ -456,6 +496,7 @@ public final class ReconnectionManager {
 
   private void dialLocked() {
     cancelTimerLocked();
+    appointment = false;
     Attempt a = new Attempt(this, attempt);
     current = a;
     moveLocked(State.CONNECTING);

@@ -783,6 +783,62 @@ class ReconnectionManagerTest {
     rec.assertExhausted();
   }
 
+  // Issue 9: networkAvailable() and resume() dialled at once even while the manager waited for
+  // the server's appointment, so a phone whose network flickered came back before its slot and
+  // was turned away again. The appointment is the server's word; a network change does not move it.
+  @Test
+  void networkAvailableAndResumeKeepTheServersAppointment() {
+    ReconnectionManager m = startAndOpen(builder().build());
+    rec.attempt().closed(CloseCodes.TRY_AGAIN_LATER, "retry-after=5000");
+    rec.expect("WAITING #1 delay=5125ms at=5125ms (closed 1013 retry-after=5000)");
+    clock.advance(ms(1000));
+    m.networkAvailable();
+    m.resume();
+    rec.assertExhausted();
+    assertThat(clock.pendingTasks()).as("the appointment's timer, still armed").isEqualTo(1);
+    clock.advance(ms(4124));
+    rec.assertExhausted();
+    clock.advance(ms(1));
+    rec.expect(
+        "CONNECTING #1 delay=5125ms (closed 1013 retry-after=5000)", "dial #1 at=5125ms");
+    rec.assertExhausted();
+  }
+
+  @Test
+  void aHoldDuringAnAppointmentWaitsForItWhenTheNetworkComesBackEarly() {
+    ReconnectionManager m = startAndOpen(builder().build());
+    rec.attempt().closed(CloseCodes.SERVICE_RESTART, "retry-after=8000");
+    rec.expect("WAITING #1 delay=8125ms at=8125ms (closed 1012 retry-after=8000)");
+    clock.advance(ms(1000));
+    m.networkLost();
+    rec.expect("HELD #1 delay=8125ms (closed 1012 retry-after=8000) [offline]");
+    clock.advance(ms(2000));
+    m.networkAvailable(); // at 3000 ms: the appointment is at 8125 ms
+    rec.expect("WAITING #1 delay=8125ms at=8125ms (closed 1012 retry-after=8000)");
+    clock.advance(ms(5124));
+    rec.assertExhausted();
+    clock.advance(ms(1));
+    rec.expect(
+        "CONNECTING #1 delay=8125ms (closed 1012 retry-after=8000)", "dial #1 at=8125ms");
+
+    // Past the appointment, the network's return dials at once, as after any wait.
+    rec.attempt().closed(CloseCodes.SERVICE_RESTART, "retry-after=2000");
+    rec.expect("WAITING #2 delay=2125ms at=10250ms (closed 1012 retry-after=2000)");
+    m.suspend();
+    rec.expect("HELD #2 delay=2125ms (closed 1012 retry-after=2000) [suspended]");
+    clock.advance(ms(10_000));
+    m.resume();
+    rec.expect(
+        "CONNECTING #2 delay=2125ms (closed 1012 retry-after=2000)", "dial #2 at=18125ms");
+
+    // A wait on the curve (no hint) is still cut short by the network's return.
+    rec.attempt().closed(CloseCodes.ABNORMAL, "");
+    rec.expect("WAITING #3 delay=5000ms at=23125ms (closed 1006)");
+    m.networkAvailable();
+    rec.expect("CONNECTING #3 delay=5000ms (closed 1006)", "dial #3 at=18125ms");
+    rec.assertExhausted();
+  }
+
   @Test
   void aHintAboveTenMinutesIsCappedToTenMinutes() {
     ReconnectionManager m = startAndOpen(builder().build());

@@ -32,9 +32,10 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 /**
- * The restart demo: an embedded server, many clients in a few rooms writing now and then, a hard
- * kill of the server while they keep writing, a restart on the same port and data, and the
- * accounting of what was written, acknowledged and delivered.
+ * The restart demo: an embedded server, many clients in a few rooms writing now and then, and,
+ * while they keep writing, a planned restart (a deploy: every client told when to come back) and
+ * a hard kill (a crash: no word to anyone), each followed by a new server on the same port and
+ * data; then the accounting of what was written, acknowledged and delivered.
  */
 final class Demo {
   private final DemoCommand.Options o;
@@ -46,7 +47,7 @@ final class Demo {
   private final ConcurrentLinkedQueue<long[]> arrivals = new ConcurrentLinkedQueue<>();
   /** When each rejected client was told to come back (nanoTime). */
   private final ConcurrentLinkedQueue<Long> appointments = new ConcurrentLinkedQueue<>();
-  private volatile double allBackAfterRestartSeconds = Double.NaN;
+  private final List<RestartPhase> phases = new ArrayList<>();
   private final AtomicLong killAtNanos = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong restartAtNanos = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong restartAtMillis = new AtomicLong(Long.MAX_VALUE);
@@ -82,13 +83,15 @@ final class Demo {
     say("clients reconnect with %s, stable after 2 s; server 1013s carry retry-after hints",
         backoff);
     server = newServer(0);
+    long startupNanos = System.nanoTime();
     server.start();
+    startupNanos = System.nanoTime() - startupNanos;
     int port = server.port();
     setUp();
     say("%6.1f s  server up at %s (data in %s)", elapsed(), server.url(), dataDir);
 
     for (int i = 0; i < o.clients; i++) {
-      clients.add(new DemoClient(i, server.url(), backoff));
+      clients.add(new DemoClient(i, roomOf(i), server.url(), backoff, password(i), this));
     }
     clients.forEach(c -> c.client.start());
     await("every client logged in and joined", Duration.ofSeconds(40),
@@ -98,23 +101,12 @@ final class Demo {
 
     startWriting();
     sleep(o.beforeKillMs);
-    killAtNanos.set(System.nanoTime());
-    server.kill();
-    say("%6.1f s  server killed hard (no close frames); %d messages written so far, clients keep"
-        + " writing", elapsed(), ledger.writtenCount());
-    sleep(o.downMs);
-    server = newServer(port);
-    server.start();
-    restartAtMillis.set(System.currentTimeMillis());
-    restartAtNanos.set(System.nanoTime());
-    say("%6.1f s  server restarted on port %d with the same data; %d messages waiting in outboxes",
-        elapsed(), port, clients.stream().mapToInt(c -> c.client.outboxSize()).sum());
-    await("every client back", Duration.ofSeconds(40),
-        () -> clients.stream().allMatch(DemoClient::recovered));
-    double recovered = secondsSince(restartAtNanos.get());
-    allBackAfterRestartSeconds = recovered;
-    say("%6.1f s  all %d clients logged in again, %.1f s after the restart",
-        elapsed(), o.clients, recovered);
+    for (int i = 0; i < o.restarts.size(); i++) {
+      if (i > 0) {
+        sleep(o.afterRestartMs);
+      }
+      phases.add(restart(o.restarts.get(i), port, startupNanos));
+    }
     sleep(o.afterRestartMs);
     stopWriting();
     say("%6.1f s  writers stopped: %d messages written", elapsed(), ledger.writtenCount());
@@ -124,6 +116,49 @@ final class Demo {
         () -> ledger.observedDeliveries() >= ledger.expectedDeliveries());
     say("%6.1f s  done%s", elapsed(), flushed && delivered ? "" : " (timed out waiting)");
     return report();
+  }
+
+  /**
+   * Takes the server away as {@code kind} says, starts the next one on the same port and data
+   * after the downtime, and waits until every client is back. A planned restart promises the next
+   * server at D, so it is started its start-up time (the first server's, at most D/2) before.
+   */
+  private RestartPhase restart(RestartPhase.Kind kind, int port, long startupNanos)
+      throws TimeoutException {
+    long stopAt = System.nanoTime();
+    killAtNanos.set(stopAt);
+    List<Long> promised = List.of();
+    long upAt = stopAt + TimeUnit.MILLISECONDS.toNanos(o.downMs);
+    if (kind == RestartPhase.Kind.PLANNED) {
+      int connections = server.stats().authenticatedSessions();
+      promised = RestartPhase.appointments(stopAt, Duration.ofMillis(o.downMs), connections,
+          o.acceptRate);
+      server.stopForRestart(Duration.ofMillis(o.downMs));
+      // Up by D at the latest, as promised: started its start-up time early (at most D/2; an
+      // early server only has its tokens ready before the first appointment).
+      upAt -= Math.min(startupNanos, TimeUnit.MILLISECONDS.toNanos(o.downMs) / 2);
+      say("%6.1f s  planned restart: the server closed its %d connections with 1012, each with its"
+          + " own appointment (D + its place in the queue at %d/s); %d messages written so far",
+          elapsed(), connections, o.acceptRate, ledger.writtenCount());
+    } else {
+      server.kill();
+      say("%6.1f s  server killed hard (no close frames); %d messages written so far, clients keep"
+          + " writing", elapsed(), ledger.writtenCount());
+    }
+    server = null;
+    sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(upAt - System.nanoTime())));
+    server = newServer(port);
+    server.start();
+    restartAtMillis.set(System.currentTimeMillis());
+    restartAtNanos.set(System.nanoTime());
+    say("%6.1f s  server restarted on port %d with the same data; %d messages waiting in outboxes",
+        elapsed(), port, clients.stream().mapToInt(c -> c.client.outboxSize()).sum());
+    await("every client back", Duration.ofSeconds(40),
+        () -> clients.stream().allMatch(DemoClient::recovered));
+    double recovered = secondsSince(restartAtNanos.get());
+    say("%6.1f s  all %d clients logged in again, %.1f s after the restart",
+        elapsed(), o.clients, recovered);
+    return new RestartPhase(kind, stopAt, restartAtNanos.get(), recovered, promised);
   }
 
   private ChatServer newServer(int port) {
@@ -165,7 +200,26 @@ final class Demo {
     ledger = new DeliveryLedger(members);
   }
 
-  private static String user(int i) {
+  /** When the current restart's server came up (nanoTime); Long.MAX_VALUE before the first. */
+  long restartAtNanos() {
+    return restartAtNanos.get();
+  }
+
+  /** The same moment as {@link #restartAtNanos()} in epoch milliseconds. */
+  long restartAtMillis() {
+    return restartAtMillis.get();
+  }
+
+  DeliveryLedger ledger() {
+    return ledger;
+  }
+
+  /** The next message number, shared by every client. */
+  int nextMessage() {
+    return seq.incrementAndGet();
+  }
+
+  static String user(int i) {
     return String.format("user%03d", i);
   }
 
@@ -201,42 +255,23 @@ final class Demo {
   private int report() {
     ChatServerStats stats = server.stats();
     DeliveryLedger.Report r = ledger.report();
-    long killAt = killAtNanos.get();
+    long killAt = phases.get(0).stopAtNanos();
 
     say("");
-    say("status timeline of %s (seconds from the kill):", clients.get(0).client.name());
+    say("status timeline of %s (seconds from the first restart, the %s):",
+        clients.get(0).client.name(), phases.get(0).kind().title);
     for (long[] e : clients.get(0).timelineNanos()) {
       ChatStatus s = clients.get(0).statusAt((int) e[1]);
       say("  %+7.2f s  %s", (e[0] - killAt) / 1e9, s.text());
     }
 
-    say("");
-    long restartAt = restartAtNanos.get();
-    ArrivalHistogram h = new ArrivalHistogram(o.bucketMs);
-    for (long[] a : arrivals) {
-      if (a[0] >= restartAt) {
-        h.add((a[0] - restartAt) / 1_000_000, a[1], a[2]);
-      }
+    for (int i = 0; i < phases.size(); i++) {
+      RestartPhase p = phases.get(i);
+      long end = i + 1 < phases.size() ? phases.get(i + 1).stopAtNanos() : Long.MAX_VALUE;
+      say("");
+      p.wave(arrivals, appointments, end, o.bucketMs, o.acceptRate).forEach(this::say);
+      p.limit(o.clients, o.acceptRate).forEach(this::say);
     }
-    for (long due : appointments) {
-      if (due >= restartAt) {
-        h.appointment((due - restartAt) / 1_000_000);
-      }
-    }
-    long accepted = 0;
-    long rejected = 0;
-    for (long v : h.accepted()) {
-      accepted += v;
-    }
-    for (long v : h.rejected()) {
-      rejected += v;
-    }
-    say("reconnect wave at the server, per %d ms from the restart (# accepted, x rejected 1013;"
-        + " due: appointments, rejected clients told to come back then):", o.bucketMs);
-    h.render(50).forEach(this::say);
-    say("  total: %d accepted, %d turned away with 1013 (accept rate %d/s)", accepted, rejected,
-        o.acceptRate);
-    sayLimit();
 
     int loggedIn = (int) clients.stream().filter(DemoClient::recovered).count();
     int resubscribed = stats.subscriptionsByRoom().values().stream().mapToInt(Integer::intValue).sum();
@@ -265,23 +300,6 @@ final class Demo {
     say(ok ? "RESULT: OK - nothing lost, nothing duplicated, everyone recovered (%.1f s in total)"
             : "RESULT: FAILED (%.1f s in total)", elapsed());
     return ok ? 0 : 1;
-  }
-
-  /**
-   * All-back time against the least the server allows: N/C after the restart (its bucket starts
-   * empty), D + N/C from the kill.
-   */
-  private void sayLimit() {
-    double after = allBackAfterRestartSeconds;
-    if (Double.isNaN(after) || o.acceptRate == 0) {
-      return;
-    }
-    double down = (restartAtNanos.get() - killAtNanos.get()) / 1e9;
-    double nc = (double) o.clients / o.acceptRate;
-    say("  all back %.1f s after the restart: limit N/C = %d/%d/s = %.1f s (%.2fx);"
-        + " %.1f s after the kill: limit D + N/C = %.1f + %.1f = %.1f s (%.2fx)",
-        after, o.clients, o.acceptRate, nc, after / nc, down + after, down, nc, down + nc,
-        (down + after) / (down + nc));
   }
 
   // ---- plumbing ----
@@ -345,94 +363,6 @@ final class Demo {
   private void say(String format, Object... args) {
     out.println(args.length == 0 ? format : String.format(format, args));
     out.flush();
-  }
-
-  /** One simulated user: a chat client and what it saw. */
-  private final class DemoClient implements ChatListener {
-    final int index;
-    final String rid;
-    final ChatClient client;
-    private final List<ChatStatus> statuses = new ArrayList<>();
-    private final List<long[]> timeline = new ArrayList<>(); // {nanos, index into statuses}
-    private volatile boolean connected;
-    private volatile long connectedAtNanos;
-    private volatile boolean heardAfterRestart;
-
-    DemoClient(int index, String url, Backoff backoff) {
-      this.index = index;
-      this.rid = roomOf(index);
-      this.client =
-          ChatClient.builder()
-              .url(url)
-              .username(user(index))
-              .password(password(index))
-              .room(rid)
-              .backoff(backoff)
-              .stableAfter(Duration.ofSeconds(2))
-              .heartbeatInterval(Duration.ofSeconds(5))
-              .heartbeatTimeout(Duration.ofSeconds(5))
-              .outboxCapacity(200)
-              .historyLimit(10)
-              .listener(this)
-              .name("demo-" + user(index))
-              .build();
-    }
-
-    boolean ready() {
-      return connected && client.joinedRooms().contains(rid);
-    }
-
-    boolean recovered() {
-      return connected && connectedAtNanos > restartAtNanos.get();
-    }
-
-    boolean heardAfterRestart() {
-      return heardAfterRestart;
-    }
-
-    void write() {
-      String text = "message " + seq.incrementAndGet() + " from " + user(index);
-      try {
-        String id = client.sendMessage(rid, text);
-        ledger.written(id, rid);
-      } catch (OutboxFullException e) {
-        ledger.refused();
-      }
-    }
-
-    synchronized List<long[]> timelineNanos() {
-      return new ArrayList<>(timeline);
-    }
-
-    synchronized ChatStatus statusAt(int i) {
-      return statuses.get(i);
-    }
-
-    @Override
-    public void onMessage(ChatMessage m) {
-      ledger.delivered(index, m.id());
-      if (m.ts().toEpochMilli() >= restartAtMillis.get()) {
-        heardAfterRestart = true;
-      }
-    }
-
-    @Override
-    public void onSent(String rid, String id) {
-      ledger.acknowledged(id);
-    }
-
-    @Override
-    public synchronized void onStatus(ChatStatus status) {
-      long now = System.nanoTime();
-      statuses.add(status);
-      timeline.add(new long[] {now, statuses.size() - 1});
-      if (status.state() == ChatStatus.State.CONNECTED) {
-        connectedAtNanos = now;
-        connected = true;
-      } else {
-        connected = false;
-      }
-    }
   }
 
   private String roomOf(int index) {

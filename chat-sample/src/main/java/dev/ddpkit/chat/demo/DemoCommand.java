@@ -2,6 +2,7 @@ package dev.ddpkit.chat.demo;
 
 import dev.ddpkit.reconnect.cli.CommandLine;
 import java.io.PrintStream;
+import java.util.List;
 
 /**
  * The {@code demo} command: 200 clients, a hard server restart, and the accounting, in under a
@@ -12,7 +13,9 @@ public final class DemoCommand {
       "usage: demo [--clients 200] [--rooms 4] [--accept-rate 100] [--down-ms 3000]\n"
           + "            [--rate 40] [--before-kill-ms 3000] [--after-restart-ms 3000]"
           + " [--bucket-ms 500] [--seed 1]\n"
-          + "            [--backoff rfc|full-jitter]  (default rfc; full-jitter is 200 ms..5 s)";
+          + "            [--backoff rfc|full-jitter]  (default rfc; full-jitter is 200 ms..5 s)\n"
+          + "            [--restart planned|kill|both]  (default both: a planned restart with"
+          + " appointments, then a hard kill)";
 
   private DemoCommand() {}
 
@@ -46,6 +49,7 @@ public final class DemoCommand {
     long bucketMs = 500;
     long seed = 1;
     boolean rfc = true;
+    List<RestartPhase.Kind> restarts = RestartPhase.Kind.parse("both");
 
     static Options parse(String[] args) {
       Options o = new Options();
@@ -62,6 +66,7 @@ public final class DemoCommand {
           case "--bucket-ms" -> o.bucketMs = c.longValue(10, 60_000);
           case "--seed" -> o.seed = c.longValue();
           case "--backoff" -> o.rfc = rfc(c.value());
+          case "--restart" -> o.restarts = RestartPhase.Kind.parse(c.value());
           default -> throw c.unknown();
         }
       }

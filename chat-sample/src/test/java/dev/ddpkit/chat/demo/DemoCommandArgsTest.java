@@ -23,6 +23,12 @@ class DemoCommandArgsTest {
         o.beforeKillMs, o.afterRestartMs, o.bucketMs, o.seed, o.rfc})
         .containsExactly(20, 2, 0, 100L, 5.0, 10L, 20L, 50L, -3L, false);
     assertThat(DemoCommand.Options.parse(new String[0]).rfc).isTrue();
+    assertThat(DemoCommand.Options.parse(new String[0]).restarts).as("default: both, planned first")
+        .containsExactly(RestartPhase.Kind.PLANNED, RestartPhase.Kind.KILL);
+    assertThat(DemoCommand.Options.parse(new String[] {"--restart", "kill"}).restarts)
+        .containsExactly(RestartPhase.Kind.KILL);
+    assertThat(DemoCommand.Options.parse(new String[] {"--restart", "planned"}).restarts)
+        .containsExactly(RestartPhase.Kind.PLANNED);
   }
 
   @Test
@@ -37,6 +43,8 @@ class DemoCommandArgsTest {
         .hasMessage("unknown argument: --bogus");
     assertThatThrownBy(() -> DemoCommand.Options.parse(new String[] {"--backoff", "fixed"}))
         .hasMessage("--backoff must be full-jitter or rfc: fixed");
+    assertThatThrownBy(() -> DemoCommand.Options.parse(new String[] {"--restart", "crash"}))
+        .hasMessage("--restart must be planned, kill or both: crash");
     assertThatThrownBy(
             () -> DemoCommand.Options.parse(new String[] {"--clients", "2", "--rooms", "3"}))
         .hasMessage("--rooms must not exceed --clients");

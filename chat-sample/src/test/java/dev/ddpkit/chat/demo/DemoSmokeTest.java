@@ -39,6 +39,12 @@ class DemoSmokeTest {
     // The accounting sets the all-back time against the least the accept rate allows.
     assertThat(printed).containsPattern("all back [0-9.]+ s after the restart: limit N/C = 20/100/s"
         + " = 0\\.2 s \\([0-9.]+x\\); [0-9.]+ s after the kill: limit D \\+ N/C");
+    // By default the demo first restarts as planned: every client told when to come back.
+    assertThat(printed).contains("planned restart: the server closed its 20 connections with 1012")
+        .containsPattern("planned restart: all back [0-9.]+ s after the restart: limit N/C ="
+            + " 20/100/s = 0\\.2 s \\([0-9.]+x\\); [0-9.]+ s after the stop: limit D \\+ N/C")
+        .contains("reconnect wave after the planned restart")
+        .contains("reconnect wave after the hard kill");
     assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
     await("the demo's server and socket threads to end").atMost(15, SECONDS)
         .until(() -> leftoverThreads().isEmpty());

@@ -13,10 +13,12 @@ import java.util.List;
  * @param settled whether every client settled (connected, subscribed, outbox empty, all seen)
  * @param settleSeconds how long settling took after the faults stopped
  * @param ledger written, acknowledged and delivered messages
+ * @param tsBackwards messages shown with a time stamp older than one shown before in the room
+ * @param senderBackwards messages shown after a later message of the same sender in the room
  * @param stored messages in the server's database at the end
  * @param kills hard kills of the server
  * @param drains graceful drains of the server
- * @param blackholes proxies silenced (each for 0.3 to 3 s)
+ * @param blackholes proxies silenced (each for 0.3 s to 0.3 s plus 5.4 heartbeat intervals)
  * @param startRetries server starts retried because the port was not free yet
  * @param reconnects per client: DDP sessions established again after a loss
  * @param maxAttempt the highest reconnection attempt number a client showed
@@ -42,6 +44,8 @@ record ChaosReport(
     boolean settled,
     double settleSeconds,
     DeliveryLedger.Report ledger,
+    long tsBackwards,
+    long senderBackwards,
     long stored,
     int kills,
     int drains,
@@ -104,6 +108,9 @@ record ChaosReport(
     out.add(String.format("  duplicates              %d", l.duplicates()));
     out.add(String.format("  missing                 %d", l.missing()));
     out.add(String.format("  unexpected              %d", l.unexpected()));
+    out.add(String.format("  out of order            %d (time stamp back in a room: %d;"
+        + " a sender's messages out of their writing order: %d)",
+        tsBackwards + senderBackwards, tsBackwards, senderBackwards));
     out.add(String.format("reconnects per client     min %d / avg %.1f / max %d",
         minReconnects(), avgReconnects(), maxReconnects()));
     out.add(String.format("max attempt seen          %d", maxAttempt));

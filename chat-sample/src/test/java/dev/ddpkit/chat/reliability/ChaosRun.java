@@ -56,16 +56,11 @@ import org.awaitility.core.ConditionTimeoutException;
  */
 final class ChaosRun implements AutoCloseable {
   static final String THREAD_PREFIX = "chaos-";
-  private static final Duration HEARTBEAT_INTERVAL = Duration.ofMillis(500);
-  private static final Duration HEARTBEAT_TIMEOUT = Duration.ofMillis(750);
-  private static final Duration WRITE_TICK = Duration.ofMillis(200);
-  /** Chance that a client writes at a tick: about one message per client per 2 s. */
-  private static final double WRITE_CHANCE = 0.1;
   private static final Duration MEAN_DOWNTIME = Duration.ofMillis(1100);
-  private static final Duration SETTLE_LIMIT = Duration.ofSeconds(60);
   private static final Duration PROGRESS_EVERY = Duration.ofSeconds(30);
 
   private final ChaosSettings settings;
+  private final ChaosPace pace;
   private final PrintStream out;
   private final Path dataDir;
   private final Random outageRandom;
@@ -79,6 +74,8 @@ final class ChaosRun implements AutoCloseable {
   private final List<FaultProxy> proxies = new ArrayList<>();
   private final List<ChatClient> clients = new ArrayList<>();
   private final List<Probe> probes = new ArrayList<>();
+  /** Per client, the number of messages written so far (the writer's thread only). */
+  private final long[] writeSequence;
   private final Set<Integer> blackholed = ConcurrentHashMap.newKeySet();
   private final List<Throwable> chaosErrors = new CopyOnWriteArrayList<>();
   private final AtomicInteger kills = new AtomicInteger();
@@ -99,6 +96,7 @@ final class ChaosRun implements AutoCloseable {
 
   ChaosRun(Path dataDir, ChaosSettings settings, PrintStream out) {
     this.settings = settings;
+    this.pace = settings.pace();
     this.out = out;
     this.dataDir = dataDir;
     this.outageRandom = new Random(settings.seed());
@@ -120,6 +118,7 @@ final class ChaosRun implements AutoCloseable {
       }
     }
     this.ledger = new DeliveryLedger(members);
+    this.writeSequence = new long[settings.clients()];
     this.chaos = Executors.newScheduledThreadPool(2, named(THREAD_PREFIX + "driver-"));
     this.writer = Executors.newSingleThreadScheduledExecutor(named(THREAD_PREFIX + "writer-"));
   }
@@ -135,7 +134,7 @@ final class ChaosRun implements AutoCloseable {
     long windowStart = System.nanoTime();
     chaos.scheduleAtFixedRate(() -> sampleResources(windowStart), 0,
         settings.sampleEvery().toMillis(), MILLISECONDS);
-    writer.scheduleAtFixedRate(this::writeTick, 0, WRITE_TICK.toMillis(), MILLISECONDS);
+    writer.scheduleAtFixedRate(this::writeTick, 0, ChaosPace.WRITE_TICK.toMillis(), MILLISECONDS);
     chaos.scheduleAtFixedRate(this::progress, PROGRESS_EVERY.toMillis(),
         PROGRESS_EVERY.toMillis(), MILLISECONDS);
     chaos.schedule(windowOver::countDown, settings.duration().toNanos(), NANOSECONDS);
@@ -180,7 +179,7 @@ final class ChaosRun implements AutoCloseable {
       clients.add(client(i, proxy.port(), probe));
     }
     clients.forEach(ChatClient::start);
-    await("every client logged in and subscribed").atMost(Duration.ofSeconds(60))
+    await("every client logged in and subscribed").atMost(pace.settle())
         .pollInterval(Duration.ofMillis(100))
         .until(this::settled);
   }
@@ -189,11 +188,11 @@ final class ChaosRun implements AutoCloseable {
     return ChatServer.builder()
         .port(onPort)
         .dataDir(dataDir)
-        .acceptRate(100)
+        .acceptRate(pace.acceptRate())
         .drainPeriod(Duration.ofMillis(500))
         // Short server-side heartbeat: sessions left behind by half-open sockets go away quickly.
-        .heartbeatInterval(Duration.ofSeconds(1))
-        .heartbeatTimeout(Duration.ofSeconds(2))
+        .heartbeatInterval(pace.serverHeartbeat())
+        .heartbeatTimeout(pace.serverHeartbeat().multipliedBy(2))
         .rateLimits(settings.rateLimits() ? RateLimits.rocketChatDefaults() : RateLimits.none())
         .build();
   }
@@ -204,11 +203,11 @@ final class ChaosRun implements AutoCloseable {
         .username(user(i))
         .password(user(i) + "-pw")
         .rooms(roomsOf.get(i))
-        .backoff(Backoff.fullJitter(Duration.ofMillis(100), Duration.ofSeconds(2)))
+        .backoff(Backoff.fullJitter(Duration.ofMillis(100), pace.backoffMax()))
         .stableAfter(Duration.ofSeconds(1))
-        .heartbeatInterval(HEARTBEAT_INTERVAL)
-        .heartbeatTimeout(HEARTBEAT_TIMEOUT)
-        .connectTimeout(Duration.ofSeconds(2))
+        .heartbeatInterval(pace.heartbeat())
+        .heartbeatTimeout(pace.heartbeatTimeout())
+        .connectTimeout(pace.connectTimeout())
         .resendDelay(Duration.ofMillis(200))
         .listener(probe)
         .name(THREAD_PREFIX + "c" + i)
@@ -220,13 +219,14 @@ final class ChaosRun implements AutoCloseable {
   private void writeTick() {
     try {
       for (int i = 0; i < clients.size(); i++) {
-        if (writeRandom.nextDouble() >= WRITE_CHANCE) {
+        if (writeRandom.nextDouble() >= pace.writeChance()) {
           continue;
         }
         List<String> rooms = roomsOf.get(i);
         String rid = rooms.get(writeRandom.nextInt(rooms.size()));
         try {
-          String id = clients.get(i).sendMessage(rid, "from " + user(i) + " at " + elapsed());
+          String text = OrderCheck.text(user(i), ++writeSequence[i], elapsed());
+          String id = clients.get(i).sendMessage(rid, text);
           ledger.written(id, rid);
         } catch (OutboxFullException e) {
           ledger.refused();
@@ -325,7 +325,7 @@ final class ChaosRun implements AutoCloseable {
     int n = 1 + blackholeRandom.nextInt(3);
     for (int k = 0; k < n; k++) {
       int i = blackholeRandom.nextInt(proxies.size());
-      long millis = 300 + blackholeRandom.nextInt(2701);
+      long millis = 300 + blackholeRandom.nextInt(pace.blackholeSpreadMillis() + 1);
       if (blackholed.add(i)) {
         proxies.get(i).mode(FaultProxy.Mode.BLACKHOLE);
         blackholes.incrementAndGet();
@@ -368,9 +368,10 @@ final class ChaosRun implements AutoCloseable {
     if (!writer.awaitTermination(10, TimeUnit.SECONDS)) {
       chaosErrors.add(new AssertionError("writer did not stop"));
     }
-    // Delayed tasks still run after shutdown(): the pending heals (and nothing else by now).
+    // Delayed tasks still run after shutdown(): the pending heals (and nothing else by now), the
+    // last of them up to the longest blackhole from now.
     chaos.shutdown();
-    if (!chaos.awaitTermination(30, TimeUnit.SECONDS)) {
+    if (!chaos.awaitTermination(pace.blackholeSpreadMillis() + 30_000L, MILLISECONDS)) {
       chaosErrors.add(new AssertionError("chaos driver did not stop"));
     }
     proxies.forEach(p -> p.mode(FaultProxy.Mode.PASS));
@@ -384,10 +385,10 @@ final class ChaosRun implements AutoCloseable {
   private boolean awaitSettled() {
     try {
       await("every outbox empty, every client connected and subscribed, every delivery seen")
-          .atMost(SETTLE_LIMIT).pollInterval(Duration.ofMillis(100)).until(this::settled);
+          .atMost(pace.settle()).pollInterval(Duration.ofMillis(100)).until(this::settled);
       // Once more a second later: a late duplicate would show up in the counts.
       await("still settled a second later").pollDelay(Duration.ofSeconds(1))
-          .atMost(SETTLE_LIMIT).until(this::settled);
+          .atMost(pace.settle()).until(this::settled);
       return true;
     } catch (ConditionTimeoutException e) {
       say("did not settle: %s", e.getMessage());
@@ -437,6 +438,8 @@ final class ChaosRun implements AutoCloseable {
     int notConnected = 0;
     int notSubscribed = 0;
     int maxAttempt = 0;
+    long tsBackwards = 0;
+    long senderBackwards = 0;
     List<String> errors = new ArrayList<>();
     for (int i = 0; i < clients.size(); i++) {
       ChatClient c = clients.get(i);
@@ -455,6 +458,8 @@ final class ChaosRun implements AutoCloseable {
         notSubscribed++;
       }
       maxAttempt = Math.max(maxAttempt, probes.get(i).maxAttempt.get());
+      tsBackwards += probes.get(i).order.tsBackwards();
+      senderBackwards += probes.get(i).order.senderBackwards();
       for (String e : probes.get(i).errors) {
         errors.add(c.name() + ": " + e);
       }
@@ -467,6 +472,8 @@ final class ChaosRun implements AutoCloseable {
         settled,
         settleSeconds,
         ledger.report(),
+        tsBackwards,
+        senderBackwards,
         stored,
         kills.get(),
         drains.get(),
@@ -563,6 +570,7 @@ final class ChaosRun implements AutoCloseable {
     private final int index;
     private final AtomicInteger maxAttempt = new AtomicInteger();
     private final List<String> errors = new CopyOnWriteArrayList<>();
+    private final OrderCheck order = new OrderCheck();
 
     Probe(int index) {
       this.index = index;
@@ -571,6 +579,7 @@ final class ChaosRun implements AutoCloseable {
     @Override
     public void onMessage(ChatMessage message) {
       ledger.delivered(index, message.id());
+      order.shown(message);
     }
 
     @Override

@@ -21,9 +21,11 @@ import java.util.concurrent.ThreadLocalRandom;
  *     chaos.sample}; default 1 minute)
  * @param rateLimits whether the server enforces Rocket.Chat's default DDP rate limits ({@code
  *     chaos.rateLimits}; default true, as a real server does)
+ * @param pace the run's tempo (write rate, heartbeats, admission, time limits): see {@link
+ *     ChaosPace}
  */
 record ChaosSettings(long seed, Duration duration, int restarts, int clients, int rooms,
-    Duration sampleEvery, boolean rateLimits) {
+    Duration sampleEvery, boolean rateLimits, ChaosPace pace) {
   static final Duration DEFAULT_DURATION = Duration.ofSeconds(30);
   static final Duration DEFAULT_SAMPLE_EVERY = Duration.ofMinutes(1);
   private static final Duration SECONDS_PER_RESTART = Duration.ofSeconds(3);
@@ -58,7 +60,8 @@ record ChaosSettings(long seed, Duration duration, int restarts, int clients, in
     String sampleText = properties.getProperty("chaos.sample");
     Duration sampleEvery = sampleText == null ? DEFAULT_SAMPLE_EVERY : parseDuration(sampleText);
     boolean rateLimits = Boolean.parseBoolean(properties.getProperty("chaos.rateLimits", "true"));
-    return new ChaosSettings(seed, duration, restarts, clients, rooms, sampleEvery, rateLimits);
+    return new ChaosSettings(seed, duration, restarts, clients, rooms, sampleEvery, rateLimits,
+        ChaosPace.from(properties));
   }
 
   /** Parses {@code 45s}, {@code 10m}, {@code 2h}, a bare number of seconds, or ISO-8601. */
@@ -94,6 +97,7 @@ record ChaosSettings(long seed, Duration duration, int restarts, int clients, in
 
   /** The whole test's time limit: the run, plus set-up, settling and tear-down. */
   Duration timeLimit() {
-    return duration.plus(Duration.ofMinutes(2)).plus(duration.dividedBy(10));
+    return duration.plus(Duration.ofMinutes(2)).plus(duration.dividedBy(10))
+        .plus(pace.settle().multipliedBy(2));
   }
 }

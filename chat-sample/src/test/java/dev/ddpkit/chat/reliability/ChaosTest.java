@@ -3,6 +3,7 @@ package dev.ddpkit.chat.reliability;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -59,6 +60,10 @@ class ChaosTest {
     soft.assertThat(r.ledger().missing()).as("missing deliveries, " + seed).isZero();
     soft.assertThat(r.ledger().duplicates()).as("duplicate deliveries, " + seed).isZero();
     soft.assertThat(r.ledger().unexpected()).as("unexpected deliveries").isZero();
+    soft.assertThat(r.tsBackwards()).as("messages shown out of time-stamp order, " + seed)
+        .isZero();
+    soft.assertThat(r.senderBackwards()).as("messages shown out of their writing order, " + seed)
+        .isZero();
     soft.assertThat(r.ledger().exactlyOnce()).as("deliveries exactly once")
         .isEqualTo(r.ledger().expected());
     soft.assertThat(r.notConnected()).as("clients not connected").isZero();
@@ -106,6 +111,37 @@ class ChaosTest {
     assertThat(s.seed()).isEqualTo(42);
     assertThat(s.restarts()).as("one restart per 3 s").isEqualTo(200);
     assertThat(ChaosSettings.from(new Properties()).restarts()).isEqualTo(10);
+  }
+
+  @Test
+  @Timeout(value = 5, unit = SECONDS)
+  void theTempoDefaultsToTheShortRunsAndScalesForALongOne() {
+    ChaosPace quick = ChaosPace.from(new Properties());
+    assertThat(quick.writeChance()).as("one message per client per 2 s").isEqualTo(0.1);
+    assertThat(quick.heartbeatTimeout()).isEqualTo(Duration.ofMillis(750));
+    assertThat(quick.blackholeSpreadMillis()).isEqualTo(2700);
+    assertThat(quick.acceptRate()).isEqualTo(100);
+
+    Properties p = new Properties();
+    p.setProperty("chaos.writeEvery", "60s");
+    p.setProperty("chaos.heartbeat", "5s");
+    p.setProperty("chaos.acceptRate", "250");
+    p.setProperty("chaos.settle", "5m");
+    p.setProperty("chaos.duration", "60m");
+    ChaosSettings s = ChaosSettings.from(p);
+    assertThat(s.pace().writeChance()).isCloseTo(0.2 / 60, within(1e-12));
+    assertThat(s.pace().heartbeatTimeout()).isEqualTo(Duration.ofMillis(7500));
+    assertThat(s.pace().blackholeSpreadMillis()).isEqualTo(27_000);
+    assertThat(s.pace().acceptRate()).isEqualTo(250);
+    assertThat(s.timeLimit()).as("run + 2 min + a tenth + two settles")
+        .isEqualTo(Duration.ofMinutes(60 + 2 + 6 + 10));
+
+    p.setProperty("chaos.heartbeat", "10ms");
+    assertThatThrownBy(() -> ChaosSettings.from(p)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("chaos.heartbeat");
+    p.setProperty("chaos.heartbeat", "soon");
+    assertThatThrownBy(() -> ChaosSettings.from(p)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("chaos.heartbeat");
   }
 
   /** Threads of the run still alive: clients, Java-WebSocket clients, proxies, servers. */
