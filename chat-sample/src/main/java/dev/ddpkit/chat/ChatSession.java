@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.DdpStatus;
+import dev.ddpkit.reconnect.Cancellable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -43,6 +44,9 @@ final class ChatSession {
   private final List<CompletableFuture<Void>> flushWaiters = new ArrayList<>();
   private final List<String> roomOrder;
   private String focus;
+  /** The timer that logs in again after a call said the connection was lost but it stayed up. */
+  private Cancellable recovery;
+  private int recoveries;
   boolean connected;
   boolean loggedIn;
   /** Signed out or stopped: nothing more happens. Written on the loop, read anywhere. */
@@ -87,20 +91,35 @@ final class ChatSession {
       return;
     }
     if (s.connected() && !connected) {
+      cancelRecovery();
+      recoveries = 0;
       connected = true;
       login.onConnected();
     } else if (!s.connected()) {
-      connectionLost();
+      cancelRecovery(); // really lost: the next connection logs in
+      tearDown();
     }
     status.refresh();
   }
 
   /**
-   * The connection is gone: shut the gate and drop what belonged to it. Told by the status, or
-   * earlier by a call that failed with the connection (the DDP client fails those before it says
-   * the connection is lost, and nothing may be re-sent before the next login).
+   * A call failed as if the connection were gone: shut the gate and drop what belonged to it
+   * (nothing may be re-sent before the next login). The DDP client fails the calls of a lost
+   * connection just before it says the connection is lost; if it never says so, the socket stayed
+   * up and only an answer (a server-sent {@code invocation-failed}, a malformed error) said the
+   * connection was unusable. Then no "connected" will ever come, so after a backoff the session
+   * logs in again on the same socket.
    */
   void connectionLost() {
+    if (!connected) {
+      return;
+    }
+    tearDown();
+    cancelRecovery();
+    recovery = ddp.schedule(settings.retryDelay(++recoveries), this::recoverIfStillUp);
+  }
+
+  private void tearDown() {
     if (!connected) {
       return;
     }
@@ -111,6 +130,25 @@ final class ChatSession {
     streams.onConnectionLost();
     catchUps.onConnectionLost();
     status.refresh();
+  }
+
+  private void recoverIfStillUp() {
+    recovery = null;
+    if (closed || connected || !ddp.status().connected()) {
+      return; // gone for real (or closed): the status says what comes next
+    }
+    log.warn("{}: a call failed as if the connection were lost, but it is up: logging in again",
+        settings.name());
+    connected = true;
+    login.onSameConnection();
+    status.refresh();
+  }
+
+  private void cancelRecovery() {
+    if (recovery != null) {
+      recovery.cancel();
+      recovery = null;
+    }
   }
 
   /** A login went through: everything held behind it may go. */
@@ -206,6 +244,7 @@ final class ChatSession {
     }
     closed = true;
     loggedIn = false;
+    cancelRecovery();
     pacer.clear();
     streams.onClosed();
     status.end(last);

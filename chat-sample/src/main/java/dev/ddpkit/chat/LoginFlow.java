@@ -36,6 +36,14 @@ final class LoginFlow {
   /** A new connection: its budgets start afresh, and the login goes first. */
   void onConnected() {
     session.pacer.newConnection();
+    onSameConnection();
+  }
+
+  /**
+   * Logs in again on a connection the server said was unusable but that stayed up: its budgets
+   * go on (the server still counts them).
+   */
+  void onSameConnection() {
     attempts = 0;
     submit(Duration.ZERO);
   }

@@ -26,6 +26,8 @@ final class Pacer {
   static final String STREAM = "stream";
   /** The budget of the login. */
   static final String LOGIN = "login";
+  /** The prefix of a key that is a timer of the chat layer's own, not a call: it has no budget. */
+  static final String TIMER = "timer:";
   /** A budget that lasts across connections: Rocket.Chat counts it per user. */
   private static final String PER_USER = "sendMessage";
 
@@ -244,6 +246,9 @@ final class Pacer {
   }
 
   private Optional<CallLimit> limit(String key) {
+    if (key.startsWith(TIMER)) {
+      return Optional.empty();
+    }
     return key.equals(STREAM) ? limits.streams() : limits.method(key);
   }
 

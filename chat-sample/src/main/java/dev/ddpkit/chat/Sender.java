@@ -1,6 +1,9 @@
 package dev.ddpkit.chat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -8,16 +11,23 @@ import java.util.concurrent.atomic.AtomicInteger;
  * message keeps its client-chosen {@code _id} across re-sends, so the server stores it once; a
  * result with no result field (Rocket.Chat's answer to an {@code _id} it already has) counts as
  * delivered. No message carries a time stamp: the server stamps it when it arrives, however long
- * it waited offline. A send held back is retried at the server's {@code timeToReset}, one failing
- * for now after a backoff, one lost with the connection after the next login.
+ * it waited offline. A send held back is retried at the server's {@code timeToReset}, one lost with
+ * the connection after the next login, and one failing for now after the retry backoff: the whole
+ * outbox waits for it (on one timer, so order is kept and no other send job can skip the wait).
  */
 final class Sender {
+  private static final String SEND = "sendMessage";
+  /** The outbox's retry timer: a pacer key with no budget. */
+  private static final String RETRY = Pacer.TIMER + "outbox-retry";
+
   private final ChatSession session;
   private final Outbox outbox;
   /** Slots taken by {@link ChatClient#sendMessage} on the caller's thread, freed here. */
   private final AtomicInteger slots = new AtomicInteger();
   /** Send jobs waiting in the pacer: each takes the oldest queued message when it goes. */
-  private int jobs;
+  private final List<Pacer.Job> jobs = new ArrayList<>();
+  /** The outbox's one retry timer after a failure for now; while it waits, nothing is sent. */
+  private Pacer.Job retryJob;
   private int attempts;
 
   Sender(ChatSession session) {
@@ -59,33 +69,52 @@ final class Sender {
 
   void add(Outbox.Entry entry) {
     outbox.add(entry);
-    schedule(Duration.ZERO);
+    schedule();
   }
 
   void onLoggedIn() {
-    schedule(Duration.ZERO);
+    schedule();
   }
 
-  /** One send job per queued message not yet covered by one. */
-  private void schedule(Duration delay) {
-    while (jobs < outbox.queuedCount()) {
-      jobs++;
-      session.pacer.submitAfter("sendMessage", null, delay, this::sendOldest);
+  /** One send job per queued message not yet covered by one, unless the outbox backs off. */
+  private void schedule() {
+    jobs.removeIf(j -> !Pacer.waiting(j));
+    if (Pacer.waiting(retryJob)) {
+      return; // retryDue() schedules again
+    }
+    while (jobs.size() < outbox.queuedCount()) {
+      jobs.add(session.pacer.submit(SEND, null, this::sendOldest));
     }
   }
 
   private void sendOldest() {
-    jobs--;
     if (!session.loggedIn) {
-      schedule(Duration.ZERO); // the gate reopens at the next login
+      schedule(); // the gate reopens at the next login
       return;
     }
     outbox.takeOldest().ifPresent(e -> {
-      java.util.Map<String, Object> msg = java.util.Map.of("_id", e.id(), "rid", e.rid(),
-          "msg", e.text());
-      session.call("sendMessage", java.util.List.of(msg))
-          .whenComplete((result, error) -> onAnswer(e, error));
+      Map<String, Object> msg = Map.of("_id", e.id(), "rid", e.rid(), "msg", e.text());
+      session.call(SEND, List.of(msg)).whenComplete((result, error) -> onAnswer(e, error));
     });
+  }
+
+  /**
+   * A send failed for now: the whole outbox waits for the next step of the retry curve, on one
+   * timer (a later failure while it waits does not add a second one), then goes on in order.
+   */
+  private void backOff() {
+    if (Pacer.waiting(retryJob)) {
+      return;
+    }
+    jobs.forEach(session.pacer::cancel);
+    jobs.clear();
+    Duration d = session.settings.retryDelay(++attempts);
+    retryJob = session.pacer.submitAfter(RETRY, null, d, this::retryDue);
+  }
+
+  private void retryDue() {
+    retryJob = null;
+    schedule();
   }
 
   private void onAnswer(Outbox.Entry e, Throwable error) {
@@ -110,21 +139,21 @@ final class Sender {
           break;
         case HOLD:
           requeue(e);
-          session.pacer.hold("sendMessage", r.timeToReset());
-          schedule(Duration.ZERO);
+          session.pacer.hold(SEND, r.timeToReset());
+          schedule();
           break;
         case TEMPORARY:
           requeue(e);
-          schedule(session.settings.retryDelay(++attempts));
+          backOff();
           break;
         case LOST:
           session.connectionLost();
           requeue(e);
-          schedule(Duration.ZERO); // waits behind the gate until logged in again
+          schedule(); // waits behind the gate until logged in again
           break;
         case NEEDS_LOGIN:
           requeue(e);
-          schedule(Duration.ZERO); // waits behind the gate until logged in again
+          schedule(); // waits behind the gate until logged in again
           break;
         default:
           throw new AssertionError("Unexpected refusal: " + r.kind());

@@ -12,7 +12,7 @@ class ChatClientBuilderTest {
 
   @Test
   void settersNameTheBadField() {
-    ChatClient.Builder b = ChatClient.builder();
+    ChatClientBuilder b = ChatClient.builder();
     assertThatThrownBy(() -> b.url("http://x/websocket")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("url");
     assertThatThrownBy(() -> b.url("ws:///nohost")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("url");
     assertThatThrownBy(() -> b.username(" ")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("username");

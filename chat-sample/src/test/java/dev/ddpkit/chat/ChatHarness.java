@@ -17,7 +17,9 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.function.UnaryOperator;
 
@@ -43,18 +45,30 @@ final class ChatHarness implements AutoCloseable {
   private int sessions;
 
   /** A client of user "alice" (password "pw"), reconnecting after a fixed 1 s. */
-  ChatHarness(UnaryOperator<ChatClient.Builder> config) {
-    ChatClient.Builder b =
+  ChatHarness(UnaryOperator<ChatClientBuilder> config) {
+    this(Duration.ZERO, b -> config.apply(b.username("alice").password("pw")));
+  }
+
+  /** A client logging in with a resume token instead of a password. */
+  static ChatHarness withToken(String token, UnaryOperator<ChatClientBuilder> config) {
+    return new ChatHarness(Duration.ZERO, b -> config.apply(b.token(token)));
+  }
+
+  /** A client of "alice" whose device clock runs {@code ahead} of the server's (virtual) time. */
+  static ChatHarness withClockAhead(Duration ahead, UnaryOperator<ChatClientBuilder> config) {
+    return new ChatHarness(ahead, b -> config.apply(b.username("alice").password("pw")));
+  }
+
+  private ChatHarness(Duration deviceAhead, UnaryOperator<ChatClientBuilder> config) {
+    ChatClientBuilder b =
         ChatClient.builder()
             .url(URL)
-            .username("alice")
-            .password("pw")
             .backoff(Backoff.fixed(Duration.ofSeconds(1)))
             .stableAfter(Duration.ofSeconds(10))
             .scheduler(time)
             .executor(Runnable::run)
             .transportFactory(net)
-            .clock(clock)
+            .clock(Clock.offset(clock, deviceAhead))
             .ids(new RandomIds(new Random(7)))
             .listener(recorder)
             .name("harness");
@@ -75,6 +89,17 @@ final class ChatHarness implements AutoCloseable {
     assertThat(connect.msg()).as("first frame").isEqualTo("connect");
     end.send("{'msg':'connected','session':'s" + (++sessions) + "'}");
     return this;
+  }
+
+  /** The latest dial fails (the server is down); the next comes after the 1 s backoff. */
+  ChatHarness refuse() {
+    net.last().closeFromServer(1006, "");
+    return this;
+  }
+
+  /** The server end of the latest connection. */
+  ServerEnd end() {
+    return end;
   }
 
   /** The server cuts the connection (1006); the client's next dial comes after the 1 s backoff. */
@@ -116,6 +141,45 @@ final class ChatHarness implements AutoCloseable {
     return f;
   }
 
+  /**
+   * Lets virtual time pass in 10 ms steps, up to {@code max}, until the client sends a frame; fails
+   * if none comes or it is not {@code summary}.
+   */
+  Frame within(Duration max, String summary) {
+    for (Duration waited = Duration.ZERO; inbox.isEmpty() && waited.compareTo(max) < 0;
+        waited = waited.plusMillis(10)) {
+      if (peek()) {
+        break;
+      }
+      advance(Duration.ofMillis(10));
+    }
+    return expect(summary);
+  }
+
+  /**
+   * Reads as many frames as {@code summaries}, in any order; fails unless they are these. Returns
+   * them by summary.
+   */
+  Map<String, Frame> expectAll(String... summaries) {
+    Map<String, Frame> out = new LinkedHashMap<>();
+    List<String> got = new ArrayList<>();
+    for (int i = 0; i < summaries.length; i++) {
+      Frame f = poll();
+      if (f == null) {
+        break;
+      }
+      got.add(f.summary());
+      out.put(f.summary(), f);
+    }
+    assertThat(got).as("frames sent by the client").containsExactlyInAnyOrder(summaries);
+    return out;
+  }
+
+  /** Reads the next frame the client sent, or null if there is none. */
+  Frame nextOrNull() {
+    return poll();
+  }
+
   /** Reads the next frame the client sent; fails if there is none. */
   Frame next() {
     return nextFrame();
@@ -144,9 +208,20 @@ final class ChatHarness implements AutoCloseable {
 
   /** Answers a call with an error; {@code timeToReset} (ms) in its details if not null. */
   ChatHarness error(Frame call, String error, Long timeToReset) {
+    return error(call, error, error, timeToReset);
+  }
+
+  /** Answers a call with an error and its reason (the words the user sees). */
+  ChatHarness error(Frame call, String error, String reason, Long timeToReset) {
     ObjectNode r = NODES.objectNode().put("msg", "result").put("id", call.id());
-    r.set("error", errorNode(error, timeToReset));
+    r.set("error", errorNode(error, reason, timeToReset));
     end.sendRaw(r.toString());
+    return this;
+  }
+
+  /** The server sends this frame (single-quoted JSON allowed), whatever it is. */
+  ChatHarness raw(String json) {
+    end.send(json);
     return this;
   }
 
@@ -160,9 +235,20 @@ final class ChatHarness implements AutoCloseable {
 
   /** The server refuses or ends a subscription with an error. */
   ChatHarness nosub(Frame sub, String error, Long timeToReset) {
+    return nosub(sub, error, error, timeToReset);
+  }
+
+  /** The server refuses or ends a subscription with an error and its reason. */
+  ChatHarness nosub(Frame sub, String error, String reason, Long timeToReset) {
     ObjectNode r = NODES.objectNode().put("msg", "nosub").put("id", sub.id());
-    r.set("error", errorNode(error, timeToReset));
+    r.set("error", errorNode(error, reason, timeToReset));
     end.sendRaw(r.toString());
+    return this;
+  }
+
+  /** The server ends a subscription with no error. */
+  ChatHarness ended(Frame sub) {
+    end.sendRaw(NODES.objectNode().put("msg", "nosub").put("id", sub.id()).toString());
     return this;
   }
 
@@ -207,9 +293,10 @@ final class ChatHarness implements AutoCloseable {
     return a.toString();
   }
 
-  private static ObjectNode errorNode(String error, Long timeToReset) {
+  private static ObjectNode errorNode(String error, String reason, Long timeToReset) {
     ObjectNode e = NODES.objectNode().put("isClientSafe", true).put("error", error);
-    e.put("reason", error).put("message", error + " [" + error + "]").put("errorType", "Meteor.Error");
+    e.put("reason", reason).put("message", reason + " [" + error + "]")
+        .put("errorType", "Meteor.Error");
     if (timeToReset != null) {
       e.putObject("details").put("timeToReset", timeToReset);
     }
@@ -226,6 +313,15 @@ final class ChatHarness implements AutoCloseable {
       }
     }
     return inbox.poll();
+  }
+
+  /** Moves what the client sent into the inbox; whether there is anything. */
+  private boolean peek() {
+    Frame f = poll();
+    if (f != null) {
+      inbox.addFirst(f);
+    }
+    return f != null;
   }
 
   private Frame nextFrame() {

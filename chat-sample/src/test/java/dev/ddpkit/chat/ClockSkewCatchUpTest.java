@@ -1,17 +1,15 @@
 package dev.ddpkit.chat;
 
-import static java.util.concurrent.TimeUnit.SECONDS;
+import static dev.ddpkit.chat.ChatHarness.history;
+import static dev.ddpkit.chat.ChatHarness.message;
+import static dev.ddpkit.chat.ChatHarness.missed;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import dev.ddpkit.ddp.faults.FaultProxy;
-import java.nio.file.Path;
-import java.time.Clock;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.chat.ChatHarness.Frame;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -20,48 +18,69 @@ import org.junit.jupiter.params.provider.ValueSource;
  * reconnect starts from the server's time stamps, never from the device's own clock. With the
  * device's clock as the start, {@code loadMissedMessages} asked for messages newer than a time the
  * server had not reached yet, and what was written while the device was away was never shown.
+ *
+ * <p>The test plays an honest server: its time is the harness's virtual clock, the device's is 5
+ * minutes ahead, and {@code rooms/get} and {@code loadMissedMessages} answer from what was stored
+ * after the time they are given.
  */
-@Timeout(value = 60, unit = SECONDS)
 class ClockSkewCatchUpTest {
+  private final List<ObjectNode> stored = new ArrayList<>();
 
   @ParameterizedTest(name = "room had messages before the join: {0}")
   @ValueSource(booleans = {false, true})
-  void aClockAheadOfTheServerLosesNothingWrittenWhileAway(boolean roomHadMessages,
-      @TempDir Path dir) throws Exception {
-    try (LoopbackChat chat = new LoopbackChat(dir);
-        FaultProxy proxy = FaultProxy.forward(chat.server().port())) {
-      chat.server().seedDemo();
-      Recorder bob = new Recorder();
-      ChatClient b = chat.start(chat.client("bob", bob).room("general"));
+  void aClockAheadOfTheServerLosesNothingWrittenWhileAway(boolean roomHadMessages) {
+    try (ChatHarness h = ChatHarness.withClockAhead(Duration.ofMinutes(5), b -> b.room("general"))) {
       List<String> expected = new ArrayList<>();
+      h.advance(Duration.ofSeconds(10));
       if (roomHadMessages) {
-        String before = b.sendMessage("general", "before alice joined");
-        await().atMost(20, SECONDS).until(() -> bob.sent.contains(before));
-        expected.add(before);
+        expected.add(store(h, "before", "before alice joined"));
       }
+      h.start().loggedIn(h.expect("login"));
+      h.ready(h.expect("sub general"));
+      h.result(h.expect("loadHistory general"),
+          history(stored.toArray(ObjectNode[]::new)));
+      assertThat(h.client.joinedRooms()).contains("general");
+      assertThat(h.recorder.ids()).containsExactlyElementsOf(expected);
+      assertThat(h.recorder.lastState()).isEqualTo(ChatStatus.State.CONNECTED);
 
-      Recorder alice = new Recorder();
-      ChatClient a = chat.start(chat.client("alice", alice)
-          .url("ws://127.0.0.1:" + proxy.port() + "/websocket")
-          .clock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(5)))
-          .room("general"));
-      await().atMost(20, SECONDS).until(() -> a.joinedRooms().contains("general")
-          && alice.ids().containsAll(expected)
-          && alice.lastState() == ChatStatus.State.CONNECTED);
+      h.drop();
+      assertThat(h.client.status().state()).isNotEqualTo(ChatStatus.State.CONNECTED);
+      h.advance(Duration.ofMillis(300));
+      expected.add(store(h, "m1", "written while alice was away 1"));
+      h.advance(Duration.ofMillis(300));
+      expected.add(store(h, "m2", "written while alice was away 2"));
 
-      proxy.mode(FaultProxy.Mode.REFUSE);
-      proxy.reset();
-      await().atMost(20, SECONDS).until(() -> a.status().state() != ChatStatus.State.CONNECTED);
-      String m1 = b.sendMessage("general", "written while alice was away 1");
-      String m2 = b.sendMessage("general", "written while alice was away 2");
-      await().atMost(20, SECONDS).until(() -> bob.sent.containsAll(List.of(m1, m2)));
-      expected.add(m1);
-      expected.add(m2);
+      h.advance(Duration.ofMillis(400)).accept();
+      h.loggedIn(h.expect("login"));
+      h.ready(h.expect("sub general"));
+      Frame roomsGet = h.expect("rooms/get");
+      h.result(roomsGet, roomsUpdatedSince(roomsGet.params().path(0).path("$date").asLong()));
+      Frame catchUp = h.expect("loadMissedMessages general");
+      long since = catchUp.params().path(1).path("$date").asLong();
+      h.result(catchUp, missed(storedAfter(since).toArray(ObjectNode[]::new)));
 
-      proxy.mode(FaultProxy.Mode.PASS);
-      await().atMost(30, SECONDS).until(() -> alice.saw(m2));
-      assertThat(alice.ids()).containsExactlyElementsOf(expected);
-      assertThat(alice.duplicates()).isZero();
+      assertThat(h.recorder.saw("m2")).isTrue();
+      assertThat(h.recorder.ids()).containsExactlyElementsOf(expected);
+      assertThat(h.recorder.duplicates()).isZero();
     }
+  }
+
+  /** Bob's message, stamped with the server's time. */
+  private String store(ChatHarness h, String id, String text) {
+    stored.add(message("general", id, text, h.clock.millis()));
+    return id;
+  }
+
+  private List<ObjectNode> storedAfter(long since) {
+    return stored.stream().filter(m -> m.path("ts").path("$date").asLong() > since).toList();
+  }
+
+  private String roomsUpdatedSince(long since) {
+    List<ObjectNode> after = storedAfter(since);
+    if (after.isEmpty()) {
+      return "{'update':[],'remove':[]}";
+    }
+    long lm = after.get(after.size() - 1).path("ts").path("$date").asLong();
+    return "{'update':[{'_id':'general','lm':{'$date':" + lm + "}}],'remove':[]}";
   }
 }

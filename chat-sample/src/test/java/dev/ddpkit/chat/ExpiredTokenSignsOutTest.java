@@ -1,48 +1,42 @@
 package dev.ddpkit.chat;
 
-import static java.util.concurrent.TimeUnit.MILLISECONDS;
-import static java.util.concurrent.TimeUnit.SECONDS;
+import static dev.ddpkit.chat.ChatHarness.history;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
-import dev.ddpkit.chat.server.MutableClock;
-import java.nio.file.Path;
+import dev.ddpkit.chat.ChatHarness.Frame;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** A resume token that expired ends in SIGNED_OUT after one refused login, not in a loop. */
 class ExpiredTokenSignsOutTest {
   @Test
-  @Timeout(value = 60, unit = SECONDS)
-  void anExpiredTokenEndsSignedOutWithoutRetrying(@TempDir Path dir) {
-    MutableClock serverClock = MutableClock.running();
-    try (LoopbackChat chat =
-        new LoopbackChat(dir, b -> b.clock(serverClock).tokenTtl(Duration.ofHours(1)))) {
-      chat.server().seedDemo();
-      String token = chat.server().issueToken("alice");
-      Recorder rec = new Recorder();
-      ChatClient c = chat.start(chat.tokenClient(token, rec).room("general"));
-      await().atMost(20, SECONDS).until(() -> c.status().state() == ChatStatus.State.CONNECTED);
-      long failedBefore = chat.server().stats().loginsFailed();
+  void anExpiredTokenEndsSignedOutWithoutRetrying() {
+    try (ChatHarness h = ChatHarness.withToken("token-1", b -> b.room("general"))) {
+      h.start().loggedIn(h.expect("login"));
+      h.ready(h.expect("sub general"));
+      h.result(h.expect("loadHistory general"), history());
+      assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.CONNECTED);
 
       // The token expires while the client is connected; the next reconnect finds it refused.
-      serverClock.advance(Duration.ofHours(2));
-      chat.server().dropAbruptly();
-      await().atMost(20, SECONDS).until(() -> c.status().state() == ChatStatus.State.SIGNED_OUT);
+      h.reconnect();
+      Frame login = h.expect("login");
+      assertThat(login.params().path(0).has("resume")).isTrue();
+      h.error(login, "403", "You've been logged out by the server. Please log in again.", null);
+      assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.SIGNED_OUT);
 
-      assertThat(c.status().text()).startsWith("signed out: token refused");
-      assertThat(c.resumeToken()).isEmpty();
-      assertThatThrownBy(() -> c.sendMessage("general", "hi")).isInstanceOf(IllegalStateException.class);
+      assertThat(h.client.status().text()).startsWith("signed out: token refused");
+      assertThat(h.client.resumeToken()).isEmpty();
+      assertThatThrownBy(() -> h.client.sendMessage("general", "hi"))
+          .isInstanceOf(IllegalStateException.class);
       // It stays signed out: no further login attempt, no reconnection.
-      await().during(1_500, MILLISECONDS).atMost(5, SECONDS).until(
-          () -> c.status().state() == ChatStatus.State.SIGNED_OUT
-              && chat.server().stats().currentConnections() == 0);
-      long attempts = chat.server().stats().loginsFailed() - failedBefore;
-      assertThat(attempts).isBetween(1L, 2L);
-      assertThat(rec.statuses).extracting(ChatStatus::state).endsWith(ChatStatus.State.SIGNED_OUT);
+      int dials = h.net.count();
+      h.advance(Duration.ofMinutes(5)).expectNothing();
+      assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.SIGNED_OUT);
+      assertThat(h.end().closedByClient()).as("the client closed its connection").isTrue();
+      assertThat(h.net.count()).as("dials after the refusal").isEqualTo(dials);
+      assertThat(h.recorder.statuses).extracting(ChatStatus::state)
+          .endsWith(ChatStatus.State.SIGNED_OUT);
     }
   }
 }

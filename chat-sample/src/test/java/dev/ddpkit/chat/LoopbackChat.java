@@ -59,7 +59,7 @@ final class LoopbackChat implements AutoCloseable {
   }
 
   /** A builder for a client of this server with short, jittered reconnect delays. */
-  ChatClient.Builder client(String user, Recorder recorder) {
+  ChatClientBuilder client(String user, Recorder recorder) {
     return ChatClient.builder()
         .url(url())
         .username(user)
@@ -73,7 +73,7 @@ final class LoopbackChat implements AutoCloseable {
   }
 
   /** A builder for a client logging in with a resume token. */
-  ChatClient.Builder tokenClient(String token, Recorder recorder) {
+  ChatClientBuilder tokenClient(String token, Recorder recorder) {
     return ChatClient.builder()
         .url(url())
         .token(token)
@@ -84,7 +84,7 @@ final class LoopbackChat implements AutoCloseable {
   }
 
   /** Builds, remembers (for close) and starts a client. */
-  ChatClient start(ChatClient.Builder builder) {
+  ChatClient start(ChatClientBuilder builder) {
     ChatClient c = builder.build();
     clients.add(c);
     c.start();

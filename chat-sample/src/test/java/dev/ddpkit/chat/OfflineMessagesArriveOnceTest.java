@@ -1,76 +1,113 @@
 package dev.ddpkit.chat;
 
-import static java.util.concurrent.TimeUnit.SECONDS;
+import static dev.ddpkit.chat.ChatHarness.history;
+import static dev.ddpkit.chat.ChatHarness.message;
+import static dev.ddpkit.chat.ChatHarness.missed;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Path;
+import dev.ddpkit.chat.ChatHarness.Frame;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
-/** Messages written while the server is down wait in the outbox and arrive once, in order. */
+/**
+ * Messages written while the server is down wait in the outbox and arrive once, in order. The test
+ * plays the server: it stores what it is sent and pushes it on the room's stream.
+ */
 class OfflineMessagesArriveOnceTest {
+
   @Test
-  @Timeout(value = 60, unit = SECONDS)
-  void messagesWrittenWhileOfflineArriveOnce(@TempDir Path dir) {
-    try (LoopbackChat chat = new LoopbackChat(dir)) {
-      chat.server().seedDemo();
-      Recorder alice = new Recorder();
-      Recorder bob = new Recorder();
-      ChatClient a = chat.start(chat.client("alice", alice).room("general"));
-      chat.start(chat.client("bob", bob).room("general"));
-      await().atMost(20, SECONDS).until(
-          () -> a.joinedRooms().contains("general") && bob.lastState() == ChatStatus.State.CONNECTED);
-      // The socket's threads, named after the client (no loop thread of its own since issue 11).
-      assertThat(LoopbackChat.clientThreads()).as("the leak check sees live clients")
-          .contains("test-alice-ws-read", "test-bob-ws-read");
-      String first = a.sendMessage("general", "before");
-      await().atMost(20, SECONDS).until(() -> bob.saw(first));
+  void messagesWrittenWhileOfflineArriveOnce() {
+    try (ChatHarness h = new ChatHarness(b -> b.room("general"))) {
+      h.start().loggedIn(h.expect("login"));
+      h.ready(h.expect("sub general"));
+      h.result(h.expect("loadHistory general"), history());
+      assertThat(h.client.joinedRooms()).contains("general");
+      String first = h.client.sendMessage("general", "before");
+      store(h, h.expect("sendMessage general before"), 1_000);
 
-      chat.kill();
-      await().atMost(20, SECONDS).until(() -> a.status().state() == ChatStatus.State.WAITING);
-      String m1 = a.sendMessage("general", "offline 1");
-      String m2 = a.sendMessage("general", "offline 2");
-      String m3 = a.sendMessage("general", "offline 3");
-      assertThat(a.outboxSize()).isEqualTo(3);
-      assertThat(alice.sent).containsExactly(first);
-      chat.restart();
+      h.drop();
+      assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.WAITING);
+      String m1 = h.client.sendMessage("general", "offline 1");
+      String m2 = h.client.sendMessage("general", "offline 2");
+      String m3 = h.client.sendMessage("general", "offline 3");
+      assertThat(h.client.outboxSize()).isEqualTo(3);
+      assertThat(h.recorder.sent).containsExactly(first);
+      h.advance(Duration.ofSeconds(1)).accept(); // the server is back
 
-      await().atMost(30, SECONDS).until(() -> a.outboxSize() == 0);
-      await().atMost(20, SECONDS).until(() -> bob.saw(m3) && alice.saw(m3));
-      assertThat(alice.sent).containsExactlyInAnyOrder(first, m1, m2, m3);
-      assertThat(bob.ids()).containsExactly(first, m1, m2, m3);
-      assertThat(alice.ids()).containsExactly(first, m1, m2, m3);
-      assertThat(bob.texts()).containsExactly("before", "offline 1", "offline 2", "offline 3");
-      assertThat(chat.server().messageCount("general")).isEqualTo(4);
-      assertThat(alice.statuses).extracting(ChatStatus::state)
+      h.loggedIn(h.expect("login"));
+      List<Frame> sent = new ArrayList<>();
+      Frame sub = null;
+      for (Frame f; (f = h.nextOrNull()) != null; ) {
+        if (f.summary().equals("sub general")) {
+          sub = f;
+        } else {
+          sent.add(f);
+        }
+      }
+      assertThat(sent).extracting(Frame::summary).as("each once, in the order written")
+          .containsExactly("sendMessage general offline 1", "sendMessage general offline 2",
+              "sendMessage general offline 3");
+      assertThat(sent).extracting(f -> f.params().path(0).path("_id").asText())
+          .containsExactly(m1, m2, m3);
+      long ts = 2_000;
+      for (Frame f : sent) {
+        store(h, f, ts += 1_000);
+      }
+      h.ready(sub);
+      h.result(h.expect("rooms/get"), "{'update':[{'_id':'general','lm':{'$date':5000}}]}");
+      h.result(h.expect("loadMissedMessages general"), missed(
+          message("general", m1, "offline 1", 3_000), message("general", m2, "offline 2", 4_000),
+          message("general", m3, "offline 3", 5_000)));
+
+      assertThat(h.client.outboxSize()).isZero();
+      assertThat(h.recorder.sent).containsExactlyInAnyOrder(first, m1, m2, m3);
+      assertThat(h.recorder.ids()).containsExactly(first, m1, m2, m3);
+      assertThat(h.recorder.texts()).containsExactly("before", "offline 1", "offline 2", "offline 3");
+      assertThat(h.recorder.duplicates()).isZero();
+      assertThat(h.recorder.statuses).extracting(ChatStatus::state)
           .contains(ChatStatus.State.WAITING)
           .endsWith(ChatStatus.State.CONNECTED);
-      assertThat(List.of(alice.errors, bob.errors)).allMatch(List::isEmpty);
+      assertThat(h.recorder.errors).isEmpty();
+      h.expectNothing();
     }
   }
 
   @Test
-  @Timeout(value = 60, unit = SECONDS)
-  void aClientStartedWhileTheServerIsDownLogsInAndSendsWhenItComesUp(@TempDir Path dir) {
-    try (LoopbackChat chat = new LoopbackChat(dir)) {
-      chat.server().seedDemo();
-      chat.kill();
-      Recorder alice = new Recorder();
-      ChatClient a = chat.start(chat.client("alice", alice).room("general"));
-      String id = a.sendMessage("general", "written before the first connection");
-      await().atMost(20, SECONDS).until(() -> alice.lastState() == ChatStatus.State.WAITING);
-      assertThat(a.loggedIn()).isNotDone();
+  void aClientStartedWhileTheServerIsDownLogsInAndSendsWhenItComesUp() {
+    try (ChatHarness h = new ChatHarness(b -> b.room("general"))) {
+      h.client.start();
+      h.refuse(); // the server is down
+      String id = h.client.sendMessage("general", "written before the first connection");
+      assertThat(h.recorder.lastState()).isEqualTo(ChatStatus.State.WAITING);
+      assertThat(h.client.loggedIn()).isNotDone();
 
-      chat.restart();
-      await().atMost(30, SECONDS).until(() -> alice.sent.contains(id) && alice.saw(id));
-      assertThat(a.loggedIn()).isCompleted();
-      assertThat(alice.ids()).containsExactly(id);
-      assertThat(a.joinedRooms()).containsExactly("general");
-      assertThat(chat.server().messageCount("general")).isEqualTo(1);
-      assertThat(alice.errors).isEmpty();
+      h.advance(Duration.ofSeconds(1)).accept(); // the server is up
+      h.loggedIn(h.expect("login"));
+      Map<String, Frame> after =
+          h.expectAll("sub general", "sendMessage general written before the first connection");
+      store(h, after.get("sendMessage general written before the first connection"), 1_000);
+      h.ready(after.get("sub general"));
+      h.result(h.expect("loadHistory general"),
+          history(message("general", id, "written before the first connection", 1_000)));
+
+      assertThat(h.recorder.sent).contains(id);
+      assertThat(h.recorder.saw(id)).isTrue();
+      assertThat(h.client.loggedIn()).isCompleted();
+      assertThat(h.recorder.ids()).containsExactly(id);
+      assertThat(h.client.joinedRooms()).containsExactly("general");
+      assertThat(h.recorder.errors).isEmpty();
+      h.expectNothing(); // sent once
     }
+  }
+
+  /** The server stores a sent message: it answers the call and pushes it on the stream. */
+  private static void store(ChatHarness h, Frame send, long ts) {
+    String id = send.params().path(0).path("_id").asText();
+    String text = send.params().path(0).path("msg").asText();
+    h.result(send, message("general", id, text, ts).toString());
+    h.push("general", id, text, ts);
   }
 }

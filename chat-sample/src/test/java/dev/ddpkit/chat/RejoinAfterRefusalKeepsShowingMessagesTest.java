@@ -1,81 +1,44 @@
 package dev.ddpkit.chat;
 
-import static java.util.concurrent.TimeUnit.SECONDS;
+import static dev.ddpkit.chat.ChatHarness.history;
+import static dev.ddpkit.chat.ChatHarness.message;
+import static dev.ddpkit.chat.ChatHarness.missed;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.ddpkit.ddp.testserver.ServerSubscription;
-import dev.ddpkit.ddp.testserver.TestDdpServer;
+import dev.ddpkit.chat.ChatHarness.Frame;
 import dev.ddpkit.reconnect.Backoff;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * Regression (review): a rejoin refused once with a retryable error ({@code too-many-requests})
  * left the catch-up begun by that join pending in the room's timeline, so after the next, successful
  * rejoin every live message of the room was held back for good.
  */
-@Timeout(value = 30, unit = SECONDS)
 class RejoinAfterRefusalKeepsShowingMessagesTest {
-  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-  private TestDdpServer server;
-  private ChatClient client;
-
-  @AfterEach
-  void stop() {
-    if (client != null) {
-      client.close();
-    }
-    server.stop();
-  }
 
   @Test
   void liveMessagesAreShownAfterARejoinThatWasRefusedOnce() {
-    List<ServerSubscription> streams = new CopyOnWriteArrayList<>();
-    AtomicInteger subs = new AtomicInteger();
-    server = TestDdpServer.builder().name("rejoin-refused-server").start();
-    server.onMethodReturn("login", p -> NODES.objectNode().put("id", "u1").put("token", "t1"));
-    server.onMethodReturn("loadHistory", p -> NODES.objectNode().set("messages",
-        NODES.arrayNode().add(message("m1", 1_000))));
-    server.onMethodReturn("loadMissedMessages", p -> NODES.arrayNode().add(message("m2", 2_000)));
-    server.publish(ChatClient.STREAM, sub -> {
-      if (subs.incrementAndGet() == 2) {
-        sub.nosub("too-many-requests", "busy, try again"); // retryable: rejoined later
-        return;
-      }
-      streams.add(sub);
-      sub.ready();
-    });
-    Recorder recorder = new Recorder();
-    client = ChatClient.builder().url(server.uri().toString()).username("alice").password("pw")
-        .room("r1").resendDelay(Duration.ofMillis(50)).listener(recorder)
-        .backoff(Backoff.fixed(Duration.ofMillis(100))).name("rejoin-refused-client").build();
-    client.start();
-    await().atMost(Duration.ofSeconds(10)).until(() -> recorder.saw("m1"));
+    try (ChatHarness h = new ChatHarness(b -> b.room("r1").resendDelay(Duration.ofMillis(50))
+        .backoff(Backoff.fixed(Duration.ofMillis(100))))) {
+      h.start().loggedIn(h.expect("login"));
+      Frame stream = h.expect("sub r1");
+      h.ready(stream);
+      h.result(h.expect("loadHistory r1"), history(message("r1", "m1", "text m1", 1_000)));
+      assertThat(h.recorder.saw("m1")).isTrue();
 
-    streams.get(0).nosub(); // the server ends the stream: rejoin #1 is refused, rejoin #2 works
-    await().atMost(Duration.ofSeconds(10)).until(() -> subs.get() == 3 && streams.size() == 2
-        && client.joinedRooms().contains("r1"));
-    await().atMost(Duration.ofSeconds(5)).until(() -> recorder.saw("m2"));
-    ObjectNode fields = NODES.objectNode().put("eventName", "r1");
-    fields.putArray("args").add(message("m3", 3_000));
-    streams.get(1).changed(ChatClient.STREAM, "id", fields, List.of());
+      h.ended(stream); // the server ends the stream: rejoin #1 is refused, #2 works
+      h.nosub(h.within(Duration.ofSeconds(10), "sub r1"), "too-many-requests", "busy, try again",
+          null);
+      h.ready(h.within(Duration.ofSeconds(10), "sub r1"));
+      assertThat(h.client.joinedRooms()).contains("r1");
+      h.result(h.expect("rooms/get"), "{'update':[{'_id':'r1','lm':{'$date':2000}}]}");
+      h.result(h.expect("loadMissedMessages r1"), missed(message("r1", "m2", "text m2", 2_000)));
+      assertThat(h.recorder.saw("m2")).isTrue();
+      h.push("r1", "m3", "text m3", 3_000);
 
-    await().atMost(Duration.ofSeconds(5)).until(() -> recorder.saw("m3"));
-    assertThat(recorder.ids()).containsExactly("m1", "m2", "m3");
-  }
-
-  private static ObjectNode message(String id, long ts) {
-    ObjectNode m = NODES.objectNode().put("_id", id).put("rid", "r1").put("msg", "text " + id);
-    m.putObject("ts").put("$date", ts);
-    m.putObject("u").put("_id", "u2").put("username", "bob");
-    return m;
+      assertThat(h.recorder.saw("m3")).isTrue();
+      assertThat(h.recorder.ids()).containsExactly("m1", "m2", "m3");
+    }
   }
 }

@@ -1,38 +1,37 @@
 package dev.ddpkit.chat;
 
-import static java.util.concurrent.TimeUnit.SECONDS;
+import static dev.ddpkit.chat.ChatHarness.history;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Path;
+import dev.ddpkit.chat.ChatHarness.Frame;
+import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Asking for the stream of a room one is not a member of is refused, and the user is told. */
 class RoomNotJoinedIsRefusedTest {
   @Test
-  @Timeout(value = 60, unit = SECONDS)
-  void aRoomYouAreNotInIsRefused(@TempDir Path dir) {
-    try (LoopbackChat chat = new LoopbackChat(dir)) {
-      chat.server().seedDemo();
-      chat.server().createRoom("secret", "bob", "carol");
-      Recorder alice = new Recorder();
-      ChatClient a = chat.start(chat.client("alice", alice).room("general").room("secret"));
+  void aRoomYouAreNotInIsRefused() {
+    try (ChatHarness h = new ChatHarness(b -> b.room("general").room("secret"))) {
+      h.start().loggedIn(h.expect("login"));
+      Map<String, Frame> subs = h.expectAll("sub general", "sub secret");
+      h.ready(subs.get("sub general"));
+      h.nosub(subs.get("sub secret"), "not-allowed", "Not allowed", null); // as ChatServer says
+      h.result(h.expect("loadHistory general"), history());
 
-      await().atMost(20, SECONDS).until(() -> !alice.errors.isEmpty() && !a.joinedRooms().isEmpty());
-      assertThat(alice.errors).singleElement().asString()
+      assertThat(h.recorder.errors).singleElement().asString()
           .startsWith("cannot join room secret:")
           .contains("Not allowed");
-      assertThat(a.joinedRooms()).containsExactly("general");
-      assertThat(a.status().state()).isEqualTo(ChatStatus.State.CONNECTED);
+      assertThat(h.client.joinedRooms()).containsExactly("general");
+      assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.CONNECTED);
 
       // Writing there is refused for good, not retried.
-      String id = a.sendMessage("secret", "let me in");
-      await().atMost(20, SECONDS).until(() -> alice.errors.size() == 2);
-      assertThat(alice.errors.get(1)).contains(id).contains("rejected");
-      assertThat(a.outboxSize()).isZero();
-      assertThat(chat.server().messageCount("secret")).isZero();
+      String id = h.client.sendMessage("secret", "let me in");
+      h.error(h.expect("sendMessage secret let me in"), "error-not-allowed", "Not allowed", null);
+      assertThat(h.recorder.errors).hasSize(2);
+      assertThat(h.recorder.errors.get(1)).contains(id).contains("rejected");
+      assertThat(h.client.outboxSize()).isZero();
+      h.advance(Duration.ofSeconds(30)).expectNothing(); // sent once, never again
     }
   }
 }

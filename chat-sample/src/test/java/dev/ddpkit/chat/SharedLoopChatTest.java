@@ -40,7 +40,7 @@ class SharedLoopChatTest {
       for (int i = 0; i < 2 * PAIRS; i++) {
         List<String> threads = new CopyOnWriteArrayList<>();
         Recorder r = new Recorder();
-        ChatClient.Builder b = chat.client(users.get(i), r).room("room")
+        ChatClientBuilder b = chat.client(users.get(i), r).room("room")
             .listener(new OnMessage(r, m -> threads.add(Thread.currentThread().getName())));
         if (!shared(i)) {
           b.executor(own);

@@ -1,6 +1,7 @@
 package dev.ddpkit.bench.throughput;
 
 import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatClientBuilder;
 import dev.ddpkit.chat.ChatLimits;
 import dev.ddpkit.chat.ChatListener;
 import dev.ddpkit.chat.ChatMessage;
@@ -12,7 +13,7 @@ import java.util.function.Consumer;
 
 /**
  * The inbound path of a real {@link ChatClient}, in memory: the client logs in to a {@link
- * StubServer} through its transport seam ({@link ChatClient.Builder#transportFactory}), joins its
+ * StubServer} through its transport seam ({@link ChatClientBuilder#transportFactory}), joins its
  * rooms, and each pushed frame goes through everything a socket's frame goes through (the DDP
  * client's parse and dispatch, the chat client's message parser and per-room timeline
  * deduplicating by {@code _id}) to its listener, which hands the message to a sink.
@@ -38,7 +39,7 @@ public final class InboundPipeline implements AutoCloseable {
 
   private InboundPipeline(List<String> rooms, boolean sameThread, Consumer<ChatMessage> sink) {
     this.sink = sink;
-    ChatClient.Builder b =
+    ChatClientBuilder b =
         ChatClient.builder()
             .url("ws://in-memory.invalid/websocket")
             .token("bench-token")

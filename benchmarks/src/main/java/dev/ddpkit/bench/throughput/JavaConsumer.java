@@ -1,6 +1,7 @@
 package dev.ddpkit.bench.throughput;
 
 import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatClientBuilder;
 import dev.ddpkit.chat.ChatListener;
 import dev.ddpkit.chat.ChatMessage;
 import java.io.IOException;
@@ -88,7 +89,7 @@ public final class JavaConsumer {
   static int run(Args a, PrintStream out) throws InterruptedException {
     CountDownLatch done = new CountDownLatch(1);
     Counter counter = new Counter(a.targets, out, done::countDown);
-    ChatClient.Builder b =
+    ChatClientBuilder b =
         ChatClient.builder()
             .url(a.url)
             .username(a.user)

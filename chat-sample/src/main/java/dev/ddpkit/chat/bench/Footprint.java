@@ -1,6 +1,7 @@
 package dev.ddpkit.chat.bench;
 
 import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatClientBuilder;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.Subscription;

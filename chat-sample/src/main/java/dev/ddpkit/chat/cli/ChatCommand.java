@@ -3,6 +3,7 @@ package dev.ddpkit.chat.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatClientBuilder;
 import dev.ddpkit.chat.ChatListener;
 import dev.ddpkit.chat.ChatMessage;
 import dev.ddpkit.chat.ChatStatus;
@@ -259,7 +260,7 @@ public final class ChatCommand {
     }
 
     ChatClient client(ChatListener listener) {
-      ChatClient.Builder b =
+      ChatClientBuilder b =
           ChatClient.builder()
               .url(url)
               .rooms(rooms)

@@ -100,7 +100,7 @@ final class ChatMethods {
     Frames.dateOr(p.get(3), 0, "lastSeen"); // validated, not used: nothing is "unread" here
     ObjectNode r = Frames.object();
     ArrayNode arr = r.putArray("messages");
-    store.history(rid, end, limit).forEach(arr::add);
+    store.reads().history(rid, end, limit).forEach(arr::add);
     r.put("unreadNotLoaded", 0);
     return r;
   }
@@ -114,7 +114,7 @@ final class ChatMethods {
     }
     long from = Frames.dateOr(since, 0, "since");
     ArrayNode arr = JsonNodeFactory.instance.arrayNode();
-    store.since(rid, from, MAX_MISSED).forEach(arr::add);
+    store.reads().since(rid, from, MAX_MISSED).forEach(arr::add);
     return arr;
   }
 
@@ -130,8 +130,8 @@ final class ChatMethods {
     boolean all = since == null || since.isNull();
     long from = Frames.dateOr(since, Long.MIN_VALUE, "updatedSince");
     ArrayNode rooms = JsonNodeFactory.instance.arrayNode();
-    for (String rid : store.roomsOf(s.username())) {
-      long lm = store.lastMessageTs(rid);
+    for (String rid : store.reads().roomsOf(s.username())) {
+      long lm = store.reads().lastMessageTs(rid);
       if (all || lm > from) {
         rooms.add(room(rid, lm));
       }
@@ -158,10 +158,10 @@ final class ChatMethods {
   }
 
   private void checkRoom(Session s, String rid) throws MethodError {
-    if (rid == null || !store.roomExists(rid)) {
+    if (rid == null || !store.reads().roomExists(rid)) {
       throw MethodError.invalid("error-invalid-room", "Invalid room");
     }
-    if (!store.isMember(rid, s.username())) {
+    if (!store.reads().isMember(rid, s.username())) {
       throw MethodError.notAllowed("Not allowed");
     }
   }

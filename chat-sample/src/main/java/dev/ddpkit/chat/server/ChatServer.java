@@ -373,7 +373,7 @@ public final class ChatServer implements AutoCloseable {
     List<String> names = new ArrayList<>();
     for (String m : members) {
       requireName("member", m);
-      if (s.user(m) == null) {
+      if (s.reads().user(m) == null) {
         throw new IllegalArgumentException("no such user: " + m);
       }
       names.add(m);
@@ -388,7 +388,7 @@ public final class ChatServer implements AutoCloseable {
    * @return true if it seeded, false if the database already had users
    */
   public boolean seedDemo() {
-    if (!runningStore().hasNoUsers()) {
+    if (!runningStore().reads().hasNoUsers()) {
       return false;
     }
     for (String u : List.of("alice", "bob", "carol")) {
@@ -404,7 +404,7 @@ public final class ChatServer implements AutoCloseable {
    */
   public String issueToken(String username) {
     ChatStore s = runningStore();
-    ObjectNode user = username == null ? null : s.user(username);
+    ObjectNode user = username == null ? null : s.reads().user(username);
     if (user == null) {
       throw new IllegalArgumentException("no such user: " + username);
     }
@@ -421,7 +421,7 @@ public final class ChatServer implements AutoCloseable {
 
   /** For tests: the number of messages stored in a room (0 for an unknown room). */
   public long messageCount(String rid) {
-    return runningStore().messageCount(rid);
+    return runningStore().reads().messageCount(rid);
   }
 
   private ChatStore runningStore() {

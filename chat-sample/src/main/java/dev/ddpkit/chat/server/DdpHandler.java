@@ -496,7 +496,7 @@ final class DdpHandler {
     }
     String userKey = "u:" + username;
     refuseIfLimited(now, s, connKey(s), userKey);
-    ObjectNode stored = store.user(username);
+    ObjectNode stored = store.reads().user(username);
     boolean ok = Secrets.isDigest(digest)
         && secrets.verify(digest, stored == null ? null : Frames.text(stored, "password"));
     if (!ok) {
@@ -517,7 +517,7 @@ final class DdpHandler {
   private JsonNode resume(Session s, String token, long now) throws MethodError {
     refuseIfLimited(now, s, connKey(s));
     String key = token.length() > 512 ? null : Secrets.tokenKey(token);
-    ObjectNode record = key == null ? null : store.token(key);
+    ObjectNode record = key == null ? null : store.reads().token(key);
     long expires = record == null ? 0 : record.path("expires").asLong(0);
     if (record == null || expires <= now) {
       counters.loginsFailed.incrementAndGet();
@@ -527,7 +527,7 @@ final class DdpHandler {
       }
       throw new MethodError(403, LOGGED_OUT);
     }
-    ObjectNode stored = store.user(record.path("username").asText());
+    ObjectNode stored = store.reads().user(record.path("username").asText());
     if (stored == null) {
       counters.loginsFailed.incrementAndGet();
       throw new MethodError(403, LOGGED_OUT);
@@ -665,7 +665,7 @@ final class DdpHandler {
     }
     JsonNode ridNode = params == null ? null : params.get(0);
     String rid = ridNode != null && ridNode.isTextual() ? ridNode.textValue() : null;
-    if (rid == null || !store.isMember(rid, s.username())) {
+    if (rid == null || !store.reads().isMember(rid, s.username())) {
       nosub(s, id, new MethodError("not-allowed", "Not allowed"));
       return;
     }

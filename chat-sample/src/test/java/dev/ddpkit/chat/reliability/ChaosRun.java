@@ -89,6 +89,10 @@ final class ChaosRun implements AutoCloseable {
   private final ResourceSamples resources = new ResourceSamples();
   private final ScheduledExecutorService chaos;
   private final ScheduledExecutorService writer;
+  /** The heap and thread samples, on a thread of their own: an outage may hold a driver thread. */
+  private final ScheduledExecutorService sampler;
+  /** When the chaos window is to end (nanoTime), once it has started. */
+  private volatile long windowEnd;
   private final long t0 = System.nanoTime();
   private volatile boolean ending;
   private volatile ChatServer server; // null while down
@@ -121,6 +125,7 @@ final class ChaosRun implements AutoCloseable {
     this.writeSequence = new long[settings.clients()];
     this.chaos = Executors.newScheduledThreadPool(2, named(THREAD_PREFIX + "driver-"));
     this.writer = Executors.newSingleThreadScheduledExecutor(named(THREAD_PREFIX + "writer-"));
+    this.sampler = Executors.newSingleThreadScheduledExecutor(named(THREAD_PREFIX + "sampler-"));
   }
 
   /** Runs the whole scenario and returns what was counted; does not assert. */
@@ -132,7 +137,8 @@ final class ChaosRun implements AutoCloseable {
     say("all %d clients logged in and subscribed through their proxies", clients.size());
 
     long windowStart = System.nanoTime();
-    chaos.scheduleAtFixedRate(() -> sampleResources(windowStart), 0,
+    windowEnd = windowStart + settings.duration().toNanos();
+    sampler.scheduleAtFixedRate(() -> sampleResources(windowStart), 0,
         settings.sampleEvery().toMillis(), MILLISECONDS);
     writer.scheduleAtFixedRate(this::writeTick, 0, ChaosPace.WRITE_TICK.toMillis(), MILLISECONDS);
     chaos.scheduleAtFixedRate(this::progress, PROGRESS_EVERY.toMillis(),
@@ -239,13 +245,19 @@ final class ChaosRun implements AutoCloseable {
 
   // ---- server outages ----
 
+  /**
+   * Schedules the next of the {@code remaining} outages. The mean up time is what is left of the
+   * window shared among them, so that the plan keeps to the window even when the machine stalls
+   * (a kill, a drain or a start can take seconds on a loaded box): late outages come closer.
+   */
   private void scheduleOutage(int remaining) {
     if (remaining == 0) {
       windowOver.countDown();
       return;
     }
-    Duration cycle = settings.duration().dividedBy(Math.max(1, settings.restarts()));
-    long meanUpMillis = Math.max(400, cycle.minus(MEAN_DOWNTIME).toMillis() - 300);
+    long left = Math.max(0, windowEnd - System.nanoTime()) / 1_000_000;
+    long cycle = left / remaining;
+    long meanUpMillis = Math.max(400, cycle - MEAN_DOWNTIME.toMillis() - 300);
     long upMillis = (long) (meanUpMillis * (0.4 + 1.2 * outageRandom.nextDouble()));
     later(Duration.ofMillis(upMillis), () -> outage(remaining));
   }
@@ -364,6 +376,7 @@ final class ChaosRun implements AutoCloseable {
   }
 
   private void stopChaos() throws InterruptedException {
+    sampler.shutdown();
     writer.shutdown();
     if (!writer.awaitTermination(10, TimeUnit.SECONDS)) {
       chaosErrors.add(new AssertionError("writer did not stop"));
@@ -523,6 +536,7 @@ final class ChaosRun implements AutoCloseable {
   public void close() {
     ending = true;
     writer.shutdownNow();
+    sampler.shutdownNow();
     chaos.shutdownNow();
     try {
       writer.awaitTermination(10, TimeUnit.SECONDS);

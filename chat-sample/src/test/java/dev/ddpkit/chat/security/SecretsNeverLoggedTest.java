@@ -9,6 +9,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatClientBuilder;
 import dev.ddpkit.chat.ChatListener;
 import dev.ddpkit.chat.ChatStatus;
 import dev.ddpkit.chat.server.ChatServer;
@@ -224,7 +225,7 @@ class SecretsNeverLoggedTest {
     return e;
   }
 
-  private static ChatClient.Builder client(String url, ChatListener listener) {
+  private static ChatClientBuilder client(String url, ChatListener listener) {
     return ChatClient.builder()
         .url(url)
         .listener(listener)

@@ -59,10 +59,11 @@ class ChatStoreJournalTest {
       // A crash: no compaction, no further write.
       store.closeImmediately();
       store = open();
-      assertThat(store.messageCount("general")).as("after crash %d", cycle).isEqualTo(acknowledged);
-      assertThat(store.token("key-1")).isNotNull();
+      assertThat(store.reads().messageCount("general")).as("after crash %d", cycle)
+          .isEqualTo(acknowledged);
+      assertThat(store.reads().token("key-1")).isNotNull();
     }
-    List<ObjectNode> all = store.since("general", Long.MIN_VALUE + 1, 100_000);
+    List<ObjectNode> all = store.reads().since("general", Long.MIN_VALUE + 1, 100_000);
     assertThat(all).hasSize(acknowledged);
     for (int i = 1; i < all.size(); i++) {
       assertThat(all.get(i).path("ts").path("$date").asLong())
@@ -85,11 +86,11 @@ class ChatStoreJournalTest {
         StandardOpenOption.APPEND);
 
     store = open();
-    assertThat(store.messageCount("general")).isEqualTo(1);
+    assertThat(store.reads().messageCount("general")).isEqualTo(1);
     store.append("after", "general", "again", sender("alice")).get(5, SECONDS);
     store.closeImmediately();
     store = open();
-    assertThat(store.messageCount("general")).isEqualTo(2);
+    assertThat(store.reads().messageCount("general")).isEqualTo(2);
     store.close();
   }
 
@@ -124,10 +125,10 @@ class ChatStoreJournalTest {
 
     assertThat(Files.size(dir.resolve(ChatStore.FILE_NAME))).isLessThan(before);
     store = open();
-    assertThat(store.user("alice")).isNotNull();
-    assertThat(store.isMember("general", "alice")).isTrue();
-    assertThat(store.token("churn")).isNull();
-    assertThat(store.messageCount("general")).isEqualTo(1);
+    assertThat(store.reads().user("alice")).isNotNull();
+    assertThat(store.reads().isMember("general", "alice")).isTrue();
+    assertThat(store.reads().token("churn")).isNull();
+    assertThat(store.reads().messageCount("general")).isEqualTo(1);
     store.close();
   }
 

@@ -170,7 +170,7 @@ class DdpRateLimitsTest {
     advance(Duration.ofSeconds(1));
     assertThat(one.call("sendMessage", DdpPeer.message("a6", "general", "hi")).has("result"))
         .isTrue();
-    assertThat(server.store.messageCount("general")).isEqualTo(7);
+    assertThat(server.store.reads().messageCount("general")).isEqualTo(7);
   }
 
   @Test

@@ -74,7 +74,7 @@ final class InProcessServer implements AutoCloseable {
     String token = secrets.newToken();
     long now = cfg.clock.millis();
     ObjectNode record = Frames.object();
-    record.put("userId", Frames.text(store.user(username), "_id"));
+    record.put("userId", Frames.text(store.reads().user(username), "_id"));
     record.put("username", username);
     record.put("created", now);
     record.put("expires", now + cfg.tokenTtl.toMillis());

@@ -67,7 +67,8 @@ class JournalRecoveryTest {
 
   private static Set<String> ids(ChatStore store) {
     Set<String> ids = new TreeSet<>();
-    store.since("general", Long.MIN_VALUE + 1, 100_000).forEach(m -> ids.add(m.path("_id").asText()));
+    store.reads().since("general", Long.MIN_VALUE + 1, 100_000)
+        .forEach(m -> ids.add(m.path("_id").asText()));
     return ids;
   }
 
@@ -206,7 +207,7 @@ class JournalRecoveryTest {
 
     ChatStore store = open();
     assertThat(ids(store)).containsExactly("old-1", "old-2");
-    assertThat(store.token("key-1")).isNotNull();
+    assertThat(store.reads().token("key-1")).isNotNull();
     store.append("new-1", "general", "after", alice()).get(5, SECONDS);
     store.closeImmediately();
 
@@ -264,8 +265,8 @@ class JournalRecoveryTest {
     }
     store = open();
     assertThat(ids(store)).hasSize(10);
-    assertThat(store.token("t" + (cycles - 1))).isNotNull();
-    assertThat(store.token("t0")).isNull();
+    assertThat(store.reads().token("t" + (cycles - 1))).isNotNull();
+    assertThat(store.reads().token("t0")).isNull();
     store.closeImmediately();
 
     List<Long> sample = new ArrayList<>();

@@ -99,7 +99,7 @@ class ServerSessionJazzerTest {
         switch (step) {
           case "!c" -> server.text(c, CONNECT);
           case "!l" -> {
-            if (server.store.token(Secrets.tokenKey(aliceToken)) == null) {
+            if (server.store.reads().token(Secrets.tokenKey(aliceToken)) == null) {
               aliceToken = server.issueToken("alice"); // logged out by an earlier step
             }
             server.text(c, resume("harness-login", aliceToken));

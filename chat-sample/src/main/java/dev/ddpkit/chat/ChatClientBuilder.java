@@ -1,0 +1,374 @@
+package dev.ddpkit.chat;
+
+import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.reconnect.Backoff;
+import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.Scheduler;
+import dev.ddpkit.reconnect.Ticker;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.random.RandomGenerator;
+
+/**
+ * Builds a {@link ChatClient} ({@link ChatClient#builder()}). Defaults are set here; each setter
+ * validates its argument.
+ */
+public final class ChatClientBuilder {
+  URI url;
+  String username;
+  String password;
+  String token;
+  final List<String> rooms = new ArrayList<>();
+  ChatListener listener = ChatListener.NONE;
+  ReconnectionManager reconnection;
+  Backoff backoff;
+  Duration stableAfter;
+  int maxAttempts;
+  Duration heartbeatInterval;
+  Duration heartbeatTimeout;
+  Duration connectTimeout;
+  int outboxCapacity = 100;
+  int historyLimit = 50;
+  Duration catchUpOverlap = Duration.ofSeconds(2);
+  Duration resendDelay = Duration.ofSeconds(1);
+  Scheduler scheduler;
+  javax.net.ssl.SSLContext sslContext;
+  java.util.concurrent.Executor executor;
+  dev.ddpkit.ddp.transport.TransportFactory transportFactory;
+  Clock clock = Clock.systemUTC();
+  ChatLimits limits = ChatLimits.rocketChatDefaults();
+  Backoff retryBackoff;
+  RandomGenerator random;
+  RandomIds ids = RandomIds.secure();
+  String name;
+
+  ChatClientBuilder() {}
+
+  /** The server URL, {@code ws://host:port/websocket}. Required. */
+  public ChatClientBuilder url(String url) {
+    Objects.requireNonNull(url, "url");
+    URI uri;
+    try {
+      uri = URI.create(url);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("url is not a URI: " + url, e);
+    }
+    if (!"ws".equals(uri.getScheme()) && !"wss".equals(uri.getScheme())) {
+      throw new IllegalArgumentException("url must start with ws:// or wss://: " + url);
+    }
+    if (uri.getHost() == null) {
+      throw new IllegalArgumentException("url has no host: " + url);
+    }
+    this.url = uri;
+    return this;
+  }
+
+  /** The user name to log in with a password. */
+  public ChatClientBuilder username(String username) {
+    this.username = nonBlank("username", username);
+    return this;
+  }
+
+  /** The password (sent only as its SHA-256 digest). Conflicts with {@link #token}. */
+  public ChatClientBuilder password(String password) {
+    this.password = nonBlank("password", password);
+    return this;
+  }
+
+  /** A resume token to log in with instead of a password. Conflicts with {@link #password}. */
+  public ChatClientBuilder token(String token) {
+    this.token = nonBlank("token", token);
+    return this;
+  }
+
+  /** Adds a room to join. */
+  public ChatClientBuilder room(String rid) {
+    String r = nonBlank("room", rid);
+    if (!rooms.contains(r)) {
+      rooms.add(r);
+    }
+    return this;
+  }
+
+  /** Adds rooms to join. */
+  public ChatClientBuilder rooms(List<String> rids) {
+    Objects.requireNonNull(rids, "rooms").forEach(this::room);
+    return this;
+  }
+
+  /** Receives messages, acknowledgements, status and errors (default: none). */
+  public ChatClientBuilder listener(ChatListener listener) {
+    this.listener = Objects.requireNonNull(listener, "listener");
+    return this;
+  }
+
+  /**
+   * A reconnection manager of its own (one per client, never shared). Conflicts with {@link
+   * #backoff}, {@link #stableAfter} and {@link #maxAttempts}. Default: the DDP client's (RFC
+   * curve, stable after 10 s).
+   */
+  public ChatClientBuilder reconnection(ReconnectionManager manager) {
+    this.reconnection = Objects.requireNonNull(manager, "reconnection");
+    return this;
+  }
+
+  /** The backoff curve of a manager built for this client. */
+  public ChatClientBuilder backoff(Backoff backoff) {
+    this.backoff = Objects.requireNonNull(backoff, "backoff");
+    return this;
+  }
+
+  /** How long a connection must last before the attempt counter resets. */
+  public ChatClientBuilder stableAfter(Duration stableAfter) {
+    this.stableAfter = nonNegative("stableAfter", stableAfter);
+    return this;
+  }
+
+  /** Give up (status STOPPED) after this many failed attempts in a row; 0 never gives up. */
+  public ChatClientBuilder maxAttempts(int maxAttempts) {
+    if (maxAttempts < 0) {
+      throw new IllegalArgumentException("maxAttempts must not be negative: " + maxAttempts);
+    }
+    this.maxAttempts = maxAttempts;
+    return this;
+  }
+
+  /** Ping after this long without traffic (default: the DDP client's). */
+  public ChatClientBuilder heartbeatInterval(Duration interval) {
+    this.heartbeatInterval = positive("heartbeatInterval", interval);
+    return this;
+  }
+
+  /** Declare the connection dead this long after an unanswered ping (default: the DDP client's). */
+  public ChatClientBuilder heartbeatTimeout(Duration timeout) {
+    this.heartbeatTimeout = positive("heartbeatTimeout", timeout);
+    return this;
+  }
+
+  /** Give up on a dial after this long (default: the DDP client's). */
+  public ChatClientBuilder connectTimeout(Duration timeout) {
+    this.connectTimeout = positive("connectTimeout", timeout);
+    return this;
+  }
+
+  /** How many unacknowledged messages may wait (default 100). */
+  public ChatClientBuilder outboxCapacity(int capacity) {
+    if (capacity < 1 || capacity > 100_000) {
+      throw new IllegalArgumentException("outboxCapacity must be in 1..100000: " + capacity);
+    }
+    this.outboxCapacity = capacity;
+    return this;
+  }
+
+  /** How many past messages per room to show on joining; 0 for none (default 50). */
+  public ChatClientBuilder historyLimit(int limit) {
+    if (limit < 0 || limit > 1_000) {
+      throw new IllegalArgumentException("historyLimit must be in 0..1000: " + limit);
+    }
+    this.historyLimit = limit;
+    return this;
+  }
+
+  /**
+   * How far before the newest message shown a catch-up starts (default 2 s): messages stored
+   * concurrently may carry slightly older time stamps; duplicates are dropped by id.
+   */
+  public ChatClientBuilder catchUpOverlap(Duration overlap) {
+    this.catchUpOverlap = nonNegative("catchUpOverlap", overlap);
+    return this;
+  }
+
+  /**
+   * The first delay of the default {@link #retryBackoff} (default 1 s): before re-sending a
+   * message or rejoining a stream that failed for now, doubling each time.
+   */
+  public ChatClientBuilder resendDelay(Duration delay) {
+    this.resendDelay = positive("resendDelay", delay);
+    return this;
+  }
+
+  /** The scheduler for timers, passed on to the DDP client (default: the shared one). */
+  public ChatClientBuilder scheduler(Scheduler scheduler) {
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+    return this;
+  }
+
+  /**
+   * The TLS context for {@code wss://}, passed on to the DDP client (default: the JVM's, with
+   * certificate and host name checks on). Use it to trust a private CA, never to turn checks off.
+   */
+  public ChatClientBuilder sslContext(javax.net.ssl.SSLContext context) {
+    this.sslContext = Objects.requireNonNull(context, "sslContext");
+    return this;
+  }
+
+  /**
+   * The executor the DDP client's event loop runs on (default: the small pool every client of the
+   * JVM shares, so a connected client costs its socket's two threads only). Each client still
+   * runs its work in order; an executor of the application's own suits a listener that may block
+   * (on the shared pool it holds one of the threads every client needs).
+   */
+  public ChatClientBuilder executor(java.util.concurrent.Executor executor) {
+    this.executor = Objects.requireNonNull(executor, "executor");
+    return this;
+  }
+
+  /**
+   * Opens the connections instead of Java-WebSocket (default: the DDP client's): an in-memory
+   * transport lets tests and benchmarks drive a client frame by frame, with no socket.
+   */
+  public ChatClientBuilder transportFactory(dev.ddpkit.ddp.transport.TransportFactory factory) {
+    this.transportFactory = Objects.requireNonNull(factory, "transportFactory");
+    return this;
+  }
+
+  /** The wall clock, for catch-up times and "retry in" (default: the system's). */
+  public ChatClientBuilder clock(Clock clock) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    return this;
+  }
+
+  /** The source of message ids (default: a secure random one). */
+  public ChatClientBuilder ids(RandomIds ids) {
+    this.ids = Objects.requireNonNull(ids, "ids");
+    return this;
+  }
+
+  /**
+   * The call budgets to keep to (default {@link ChatLimits#rocketChatDefaults()}); {@link
+   * ChatLimits#none()} for a server without limits.
+   */
+  public ChatClientBuilder limits(ChatLimits limits) {
+    this.limits = Objects.requireNonNull(limits, "limits");
+    return this;
+  }
+
+  /**
+   * The backoff of every retry the server gave no time for: a login or fetch failing for now, a
+   * stream ended or refused for now, a send failing for now (default: {@link #resendDelay}
+   * doubling to 30 s, +-25 %).
+   */
+  public ChatClientBuilder retryBackoff(Backoff backoff) {
+    this.retryBackoff = Objects.requireNonNull(backoff, "retryBackoff");
+    return this;
+  }
+
+  /** The randomness of every jitter (default: a fresh {@link SplittableRandom}); seed it in tests. */
+  public ChatClientBuilder random(RandomGenerator random) {
+    this.random = Objects.requireNonNull(random, "random");
+    return this;
+  }
+
+  /** Names the client in thread names and logs. */
+  public ChatClientBuilder name(String name) {
+    this.name = nonBlank("name", name);
+    return this;
+  }
+
+  /**
+   * Returns the client, not started.
+   *
+   * @throws IllegalStateException if the url is missing, if neither or both of password and token
+   *     are set, if a password has no user name, or if a manager is combined with backoff settings
+   */
+  public ChatClient build() {
+    if (url == null) {
+      throw new IllegalStateException("url is required");
+    }
+    if (password == null && token == null) {
+      throw new IllegalStateException("a password or a token is required");
+    }
+    if (password != null && token != null) {
+      throw new IllegalStateException("set a password or a token, not both");
+    }
+    if (password != null && username == null) {
+      throw new IllegalStateException("a password needs a username");
+    }
+    if (reconnection != null && (backoff != null || stableAfter != null || maxAttempts > 0)) {
+      throw new IllegalStateException(
+          "reconnection conflicts with backoff, stableAfter and maxAttempts: configure the manager");
+    }
+    return new ChatClient(this);
+  }
+
+  /** Passes the settings the DDP client takes on to its builder. */
+  void configure(DdpClient.Builder db) {
+    ReconnectionManager manager = reconnection();
+    if (manager != null) {
+      db.reconnection(manager);
+    }
+    if (heartbeatInterval != null) {
+      db.heartbeatInterval(heartbeatInterval);
+    }
+    if (heartbeatTimeout != null) {
+      db.heartbeatTimeout(heartbeatTimeout);
+    }
+    if (connectTimeout != null) {
+      db.connectTimeout(connectTimeout);
+    }
+    if (scheduler != null) {
+      db.scheduler(scheduler);
+    }
+    if (sslContext != null) {
+      db.sslContext(sslContext);
+    }
+    if (executor != null) {
+      db.executor(executor);
+    }
+    if (transportFactory != null) {
+      db.transportFactory(transportFactory);
+    }
+  }
+
+  private ReconnectionManager reconnection() {
+    if (reconnection != null) {
+      return reconnection;
+    }
+    if (backoff == null && stableAfter == null && maxAttempts == 0) {
+      return null;
+    }
+    ReconnectionManager.Builder rb = ReconnectionManager.builder().maxAttempts(maxAttempts);
+    if (backoff != null) {
+      rb.backoff(backoff);
+    }
+    if (stableAfter != null) {
+      rb.stableAfter(stableAfter);
+    }
+    if (scheduler != null) {
+      // The manager no longer guesses its ticker from its scheduler: the time source the
+      // DdpClient reads, until the builder takes a ticker of its own.
+      rb.scheduler(scheduler)
+          .ticker(scheduler instanceof Ticker t ? t : Ticker.systemTicker());
+    }
+    if (name != null) {
+      rb.name(name);
+    }
+    return rb.build();
+  }
+
+  private static String nonBlank(String field, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(field + " must not be blank");
+    }
+    return value;
+  }
+
+  private static Duration positive(String field, Duration d) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(field + " must be positive: " + d);
+    }
+    return d;
+  }
+
+  private static Duration nonNegative(String field, Duration d) {
+    if (d == null || d.isNegative()) {
+      throw new IllegalArgumentException(field + " must not be negative: " + d);
+    }
+    return d;
+  }
+}
