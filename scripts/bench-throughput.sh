@@ -6,10 +6,10 @@
 #   2. end to end over loopback: an embedded ChatServer, pipelined producers, and consumers of the
 #      same room stream side by side in the same run: ddpkit's ChatClient, Node ddp 0.12.1 and
 #      Node ddp.js 2.2.1 + ws; figures and ratios are printed.
-#      The Java consumer runs once per event-loop mode, each in its own JVM: own loop (the
-#      default), direct (directExecution()) and shared pool (executor(a 2-thread pool)).
+#      The Java consumer runs once per event-loop mode, each in its own JVM: default (the shared
+#      ddpkit-loop pool) and shared (executor(a 2-thread pool of the caller's)).
 # Options: MESSAGES (20000), WARMUP (40000: C2 has compiled the Java path by then), PRODUCERS (4), NODE_LIBS (ddp,ddp.js),
-#          JAVA_MODES (own,direct,shared), JMH_ARGS, SKIP_JMH (1: the end-to-end part only).
+#          JAVA_MODES (default,shared), JMH_ARGS, SKIP_JMH (1: the end-to-end part only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +17,7 @@ MESSAGES=${MESSAGES:-20000}
 WARMUP=${WARMUP:-40000}
 PRODUCERS=${PRODUCERS:-4}
 NODE_LIBS=${NODE_LIBS:-ddp,ddp.js}
-JAVA_MODES=${JAVA_MODES:-own,direct,shared}
+JAVA_MODES=${JAVA_MODES:-default,shared}
 SKIP_JMH=${SKIP_JMH:-0}
 JMH_ARGS=${JMH_ARGS:--f 1 -wi 3 -i 5 -w 2s -r 2s}
 

@@ -41,7 +41,6 @@ public final class ChatClientBuilder {
   Scheduler scheduler;
   javax.net.ssl.SSLContext sslContext;
   java.util.concurrent.Executor executor;
-  boolean direct;
   dev.ddpkit.ddp.transport.TransportFactory transportFactory;
   Clock clock = Clock.systemUTC();
   ChatLimits limits = ChatLimits.rocketChatDefaults();
@@ -220,24 +219,13 @@ public final class ChatClientBuilder {
   }
 
   /**
-   * The executor the DDP client's event loop runs on (default: a thread of its own). Many
-   * clients in one JVM can share a small pool this way (each still runs its work in order); a
-   * listener that blocks then stalls the other clients on the same pool thread.
+   * The executor the DDP client's event loop runs on (default: the small pool every client of the
+   * JVM shares, so a connected client costs its socket's two threads only). Each client still
+   * runs its work in order; an executor of the application's own suits a listener that may block
+   * (on the shared pool it holds one of the threads every client needs).
    */
   public ChatClientBuilder executor(java.util.concurrent.Executor executor) {
     this.executor = Objects.requireNonNull(executor, "executor");
-    return this;
-  }
-
-  /**
-   * Runs the DDP client's event loop on no thread of its own ({@link
-   * DdpClientBuilder#directExecution()}): a connected client costs the socket's two threads
-   * only, and each frame is handled on the socket's reader thread. The {@link ChatListener} is
-   * then called on the socket's thread, the scheduler's thread or the thread calling this
-   * client, and must not block. Conflicts with {@link #executor}: {@link #build()} refuses both.
-   */
-  public ChatClientBuilder directExecution() {
-    this.direct = true;
     return this;
   }
 
@@ -345,9 +333,6 @@ public final class ChatClientBuilder {
     }
     if (executor != null) {
       db.executor(executor);
-    }
-    if (direct) {
-      db.directExecution();
     }
     if (transportFactory != null) {
       db.transportFactory(transportFactory);

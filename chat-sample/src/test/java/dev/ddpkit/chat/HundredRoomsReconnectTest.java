@@ -56,8 +56,9 @@ class HundredRoomsReconnectTest {
               && alice.joinedRooms().size() == ROOMS);
       // Moved here from OfflineMessagesArriveOnceTest (now on virtual time): LoopbackChat's leak
       // check at close must see live clients, or it would pass for nothing.
+      // The socket's threads, named after the client (no loop thread of its own since issue 11).
       assertThat(LoopbackChat.clientThreads()).as("the leak check sees live clients")
-          .contains("test-alice", "test-" + writers.get(0));
+          .contains("test-alice-ws-read", "test-" + writers.get(0) + "-ws-read");
 
       proxy.mode(FaultProxy.Mode.REFUSE);
       proxy.reset();

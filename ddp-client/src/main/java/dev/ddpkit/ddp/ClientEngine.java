@@ -10,6 +10,7 @@ import dev.ddpkit.reconnect.ReconnectStatus;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -62,6 +63,7 @@ final class ClientEngine {
   private Connection conn;
   private boolean everConnected;
   private String failure;
+  private List<PendingCall> hookCalls; // the reconnect hooks' calls, while the hooks run
 
   ClientEngine(EngineConfig config, ReconnectionManager manager, TransportFactory transports,
       EventLoop loop, ObjectMapper mapper, List<StatusListener> initialListeners) {
@@ -289,11 +291,10 @@ final class ClientEngine {
     transitionTo(reconnect ? EngineState.RESYNCING : EngineState.CONNECTED, null);
     log.info("{}: connected (DDP {})", name, dialer.version());
     c.attempt().opened();
+    // A listener or hook that closes the client or reports to the manager only queues that: the
+    // connection stays as it is until this task has sent what it must.
     listeners.tellEach(listeners.connection, "connection listener",
         l -> l.onConnected(reconnect));
-    if (conn != c) {
-      return; // a listener closed the client
-    }
     heartbeat.start(c, dialer.version());
     if (!reconnect) {
       // First connection: what was queued goes out in the order the user asked, calls first (a
@@ -305,26 +306,18 @@ final class ClientEngine {
     counters.reconnects.incrementAndGet();
     ResyncState r = resync.begin(c);
     List<MethodQueue.Block> old = calls.takeAll();
+    hookCalls = new ArrayList<>();
     for (ReconnectHook h : listeners.hooks) {
       try {
         h.onReconnect(client);
       } catch (RuntimeException e) {
         log.warn("{}: reconnect hook failed", name, e);
       }
-      if (conn != c) {
-        break;
-      }
     }
+    List<PendingCall> made = hookCalls;
+    hookCalls = null;
+    made.forEach(this::enqueueCall); // ahead of the old calls, as if made before them
     r.methods.addAll(calls.appendAll(old));
-    if (state == EngineState.CLOSED || state == EngineState.FAILED) {
-      // A hook closed the client or it failed for good while the old calls were out of the queue.
-      calls.failAll(List.of(), new DdpException(state == EngineState.CLOSED ? "client closed"
-          : "connection failed: " + failure));
-      return;
-    }
-    if (conn != c) {
-      return; // lost meanwhile: the next connection re-sends them
-    }
     subs.sendUnsent();
     calls.send();
     r.collecting = false;
@@ -332,6 +325,19 @@ final class ClientEngine {
   }
 
   // ---- the user's requests ----
+
+  /**
+   * Takes a call made on the loop by a reconnect hook: it is queued ahead of the unanswered calls
+   * once the hooks have returned. Returns {@code false} (the call is queued as any other) when no
+   * hook is running.
+   */
+  boolean collectHookCall(PendingCall c) {
+    if (hookCalls == null) {
+      return false;
+    }
+    hookCalls.add(c);
+    return true;
+  }
 
   void subscribe(SubscriptionImpl s) {
     if (state == EngineState.CLOSED) {

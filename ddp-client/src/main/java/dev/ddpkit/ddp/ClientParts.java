@@ -31,10 +31,7 @@ record ClientParts(
             .credentialsRefresher(b.credentialsRefresher)
             .name(name)
             .build();
-    EventLoop loop =
-        b.direct
-            ? EventLoop.direct(name)
-            : b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.ownThread(name);
+    EventLoop loop = b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.shared(name);
     TransportFactory transports =
         b.transportFactory != null
             ? b.transportFactory
@@ -59,9 +56,10 @@ record ClientParts(
    */
   boolean awaitTermination(Duration timeout) throws InterruptedException {
     Objects.requireNonNull(timeout, "timeout");
-    if (loop.inLoop()) {
+    if (loop.inLoop() || LoopPool.onPoolThread()) {
+      // On a thread of the shared pool, the shutdown may need this very thread.
       throw new IllegalStateException(
-          "awaitTermination called on the client's event loop, which it would wait for");
+          "awaitTermination called on an event loop's thread, which it would wait for");
     }
     long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
     return shutdownDone.await(left(deadline), TimeUnit.NANOSECONDS)

@@ -128,7 +128,7 @@ final class Connection {
 
     @Override
     public void onMessage(String text) {
-      // The socket's thread holds no lock here: in direct mode it may wait for its turn.
+      // The socket's thread holds no lock here: past the loop's backlog bound it waits.
       loop.executeInbound(() -> {
         if (!closed) {
           events.onFrame(text);

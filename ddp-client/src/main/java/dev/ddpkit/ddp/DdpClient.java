@@ -19,24 +19,20 @@ import org.slf4j.LoggerFactory;
  * the client runs the {@link ReconnectHook}s (log in with a resume token), re-sends every live
  * subscription and every unanswered call, and resynchronises its collections in one step.
  *
- * <p><b>Threads.</b> The client's work runs on one event loop, one task at a time and in order, so
- * listeners are called one at a time and in order. Public methods may be called from any thread.
- * Where the loop runs is chosen at build time:
+ * <p><b>Threads.</b> The client's work runs on one event loop: one task at a time, in order, each
+ * to completion, so listeners are called one at a time and in order. Public methods may be called
+ * from any thread; from a listener too, and then what they ask is queued behind the task that
+ * called the listener, never run inside it (a reconnect hook's calls are the one exception: they
+ * are collected and sent first, see {@link ReconnectHook}). By default the loop runs on a small
+ * pool of daemon threads shared by every client of the JVM ({@code ddpkit-loop-N}, as many as the
+ * machine has processors and at least 2), so a connected client costs the socket's two threads
+ * ({@code <name>-ws-read}, {@code <name>-ws-write}) and nothing more. {@link
+ * DdpClientBuilder#executor(Executor)} runs it on an executor the caller owns instead.
  *
- * <ul>
- *   <li>by default, a thread of the client's own (named after the client), fed by the socket's
- *       threads: 3 threads per connected client with the socket's two;
- *   <li>{@link DdpClientBuilder#executor(Executor)}: an executor the caller owns, such as a pool shared by
- *       many clients (2 threads per connected client, plus the pool's);
- *   <li>{@link DdpClientBuilder#directExecution()}: no executor at all; each task runs on the thread that
- *       gave rise to it, mostly the socket's reader thread (2 threads per connected client, no
- *       hand-off per frame).
- * </ul>
- *
- * <p>In every mode the listeners (status, stream, collection, subscription and call futures'
- * dependents run where the future is completed) are called on the event loop and must return
- * quickly and never wait for the client (a {@code join()} on one of its futures, say): while one
- * runs, no frame of this client is handled.
+ * <p>The listeners (status, stream, collection, subscription and call futures' dependents run
+ * where the future is completed) are called on the event loop and must return quickly and never
+ * wait for the client (a {@code join()} on one of its futures, say): while one runs, no frame of
+ * this client is handled, and it holds one of the threads every client shares.
  *
  * <p>Protocol notes: DDP version 1 is proposed, with {@code pre2} and {@code pre1} as fallbacks; a
  * {@code failed} naming one of them is answered at once by a new connection with that version,
@@ -88,7 +84,7 @@ public final class DdpClient implements AutoCloseable {
     if (closed.get()) {
       throw new IllegalStateException("client closed: " + name);
     }
-    loop.run(engine::start);
+    loop.execute(engine::start);
   }
 
   /** Returns the current status. */
@@ -211,7 +207,9 @@ public final class DdpClient implements AutoCloseable {
       return failed;
     }
     PendingCall c = requests.call(method, p, options);
-    loop.run(() -> engine.enqueueCall(c));
+    if (!(loop.inLoop() && engine.collectHookCall(c))) {
+      loop.execute(() -> engine.enqueueCall(c));
+    }
     if (closed.get()) {
       c.future.completeExceptionally(new DdpException("client closed"));
     }
@@ -240,7 +238,7 @@ public final class DdpClient implements AutoCloseable {
       s.markStopped(new DdpException("client closed"));
       return s;
     }
-    loop.run(() -> engine.subscribe(s));
+    loop.execute(() -> engine.subscribe(s));
     if (closed.get()) {
       s.markStopped(new DdpException("client closed"));
     }
@@ -249,7 +247,7 @@ public final class DdpClient implements AutoCloseable {
 
   private void unsubscribe(SubscriptionImpl s) {
     if (!closed.get()) {
-      loop.run(() -> engine.unsubscribe(s));
+      loop.execute(() -> engine.unsubscribe(s));
     }
   }
 
@@ -363,7 +361,7 @@ public final class DdpClient implements AutoCloseable {
       f.complete(false);
       return f;
     }
-    loop.run(() -> engine.checkHealth(f));
+    loop.execute(() -> engine.checkHealth(f));
     if (closed.get()) {
       f.complete(false);
     }
@@ -381,7 +379,7 @@ public final class DdpClient implements AutoCloseable {
   public void close() {
     if (closed.compareAndSet(false, true)) {
       timers.cancelAll();
-      loop.run(
+      loop.execute(
           () -> {
             engine.shutdown();
             parts.shutdownDone().countDown();

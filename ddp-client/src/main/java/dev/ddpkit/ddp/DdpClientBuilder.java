@@ -25,6 +25,13 @@ import javax.net.ssl.SSLContext;
  * validates its argument, and {@link #build()} refuses settings that conflict.
  */
 public final class DdpClientBuilder {
+  /**
+   * The mapper of every client built without {@link #objectMapper}: a mapper is thread-safe once
+   * configured, and this one is never configured, so one per JVM rather than one per client (its
+   * caches cost several KiB each).
+   */
+  private static final ObjectMapper DEFAULT_MAPPER = new ObjectMapper();
+
   URI url;
   ReconnectPolicy reconnection;
   Runnable credentialsRefresher = () -> {};
@@ -43,10 +50,9 @@ public final class DdpClientBuilder {
   String name;
   TransportFactory transportFactory;
   Executor executor;
-  boolean direct;
   boolean strictProtocol;
   Clock clock = Clock.systemUTC();
-  ObjectMapper mapper = new ObjectMapper();
+  ObjectMapper mapper = DEFAULT_MAPPER;
 
   DdpClientBuilder() {}
 
@@ -256,40 +262,17 @@ public final class DdpClientBuilder {
   }
 
   /**
-   * Runs the client's event loop on this executor instead of the client's own thread. The client
-   * still runs its tasks one at a time and in order. {@code Runnable::run} makes every step run
-   * on the calling thread, which with a {@link dev.ddpkit.reconnect.VirtualScheduler} makes tests
-   * fully deterministic (for real sockets prefer {@link #directExecution()}). The executor is not
+   * Runs the client's event loop on this executor instead of the pool every client shares by
+   * default. The client still runs its tasks one at a time, in order, each to completion, and
+   * still queues what a listener asks rather than run it inside the listener. {@code
+   * Runnable::run} makes every step run on the calling thread, which with a {@link
+   * dev.ddpkit.reconnect.VirtualScheduler} makes tests fully deterministic; an executor of the
+   * application's own suits listeners that may block (a UI thread's, say). The executor is not
    * shut down by {@link DdpClient#close()}. If it rejects the loop, the thread that submitted the
-   * task runs the queued tasks itself (logged). Conflicts with {@link #directExecution()}.
+   * task runs the queued tasks itself (logged).
    */
   public DdpClientBuilder executor(Executor executor) {
     this.executor = Objects.requireNonNull(executor, "executor");
-    return this;
-  }
-
-  /**
-   * Runs the client's event loop on no thread of its own: each task runs on the thread that gave
-   * rise to it, one at a time and in order as always. A frame is handled, and the listeners it
-   * concerns are called, on the socket's reader thread ({@code <name>-ws-read}) with no hand-off
-   * to another thread; a timer (heartbeat, connect timeout, reconnect) runs on the {@linkplain
-   * #scheduler(Scheduler) scheduler}'s thread, shared by every client of the JVM by default; a
-   * public method called while the loop is idle runs on the caller's thread, and may run there
-   * what other threads queued meanwhile. So a connected client costs the two socket threads
-   * only, and no thread is left once it is closed.
-   *
-   * <p>The contract for listeners is stricter than with a thread of the client's own: they run
-   * on the socket's thread, the scheduler's thread or the calling thread, and must not block
-   * (no I/O, no waiting on this client's futures or on a lock held by a thread that calls the
-   * client): while one runs, the socket is not read, and on the scheduler's thread other
-   * clients' timers wait. Calling the client's methods from a listener, {@link DdpClient#close()}
-   * included, is fine. A frame that arrives while another thread is running the loop waits on
-   * the reader thread until that thread has handled it, so the scheduler's thread handles at
-   * most one frame per client before going back to its timers. Conflicts with {@link
-   * #executor(Executor)}.
-   */
-  public DdpClientBuilder directExecution() {
-    this.direct = true;
     return this;
   }
 
@@ -300,7 +283,8 @@ public final class DdpClientBuilder {
   }
 
   /**
-   * The Jackson mapper for params and frames (default: a plain {@link ObjectMapper}); register
+   * The Jackson mapper for params and frames (default: a plain {@link ObjectMapper}, shared by
+   * the clients that use the default; the client never configures it); register
    * modules on it for custom types.
    */
   public DdpClientBuilder objectMapper(ObjectMapper mapper) {
@@ -312,8 +296,7 @@ public final class DdpClientBuilder {
    * Returns the client, not yet connected: call {@link DdpClient#connect()}.
    *
    * @throws IllegalStateException if no url is set, or both {@code reconnection} and {@code
-   *     reopen}, or both {@code transportFactory} and {@code sslContext}, or both {@code
-   *     executor} and {@code directExecution} are set, or the scheduler is a {@link
+   *     reopen}, or both {@code transportFactory} and {@code sslContext} are set, or the scheduler is a {@link
    *     VirtualScheduler} and no ticker is set (the system ticker would not agree with it)
    */
   public DdpClient build() {
@@ -334,10 +317,6 @@ public final class DdpClientBuilder {
       throw new IllegalStateException(
           "sslContext applies to the default transport only: configure TLS in the "
               + "transportFactory instead");
-    }
-    if (executor != null && direct) {
-      throw new IllegalStateException(
-          "set either executor(executor) or directExecution(), not both");
     }
     return new DdpClient(this);
   }

@@ -3,36 +3,37 @@ package dev.ddpkit.ddp;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the client's tasks one at a time, in submission order, on a delegate executor: the client's
- * own named daemon thread, or an executor the user gave (for tests, {@code Runnable::run}: a task
- * submitted while another runs is queued and run right after it on the same thread), or, in
- * {@linkplain #direct direct} mode, the submitting thread itself.
+ * Runs one client's tasks one at a time, in submission order, each to completion, on a delegate
+ * executor: by default the JVM's {@linkplain LoopPool shared pool}, or an executor the user gave
+ * (for tests, {@code Runnable::run}). A task is always queued, never run inside the caller: a task
+ * submitted from a running task runs after it (and after every task queued before), so no code of
+ * the client is ever re-entered by a listener that calls the client.
  *
- * <p><b>Direct mode.</b> No executor: the thread that submits a task while the loop is idle runs it
- * at once, and every task queued meanwhile by other threads, before it returns. A frame from the
- * socket is then handled on the socket's reader thread with no hand-off. So that a thread that
- * happened to start draining (the shared scheduler's, on a timer) is not kept busy by a stream of
- * frames, a frame submitted with {@link #executeInbound} while another thread drains waits until
- * that thread has run it: the reader reads the next frame only then, so at most one frame per
- * socket is ever queued behind another thread's drain (and TCP, not an unbounded queue, holds the
- * rest).
+ * <p><b>Sharing the pool fairly.</b> On the shared pool a drain runs at most {@link #BATCH} tasks,
+ * then puts itself at the back of the pool's queue: a client with a long backlog takes its turn
+ * with the others instead of holding a thread until its queue is empty.
  *
- * <p><b>A bounded backlog.</b> On a thread of its own or an executor, a frame submitted with {@link
- * #executeInbound} when more than {@link #MAX_QUEUED} tasks wait makes the socket's reader wait
- * until the loop is down to half that: a server that sends faster than the application handles
- * (or a listener that blocks) is held back by TCP, not buffered in the heap without limit.
+ * <p><b>A listener that blocks</b> holds one pool thread for as long as it blocks, and its own
+ * client's later tasks wait behind it (that is the order guarantee). The other clients go on on
+ * the pool's other threads ({@link LoopPool#SIZE}, at least 2); only as many blocking listeners
+ * at once as the pool has threads stall everyone. Listeners must therefore return quickly; an
+ * application whose listeners block gives the client an executor of its own.
+ *
+ * <p><b>A bounded backlog.</b> A frame submitted with {@link #executeInbound} when more than {@link
+ * #MAX_QUEUED} tasks wait makes the socket's reader wait until the loop is down to half that: a
+ * server that sends faster than the application handles (or a listener that blocks) is held back
+ * by TCP, not buffered in the heap without limit. Only a socket's own thread ever waits: never a
+ * pool thread (it would hold a thread other clients need) and never the loop itself.
  *
  * <p>A task that throws is logged; the loop goes on. A task {@link #execute} accepted always runs:
- * the own thread is shut down only once the queue is empty after {@link #shutdown()}, and if the
- * delegate rejects the loop, the caller that found it rejected runs the queued tasks itself.
+ * if the delegate rejects the loop, the caller that found it rejected runs the queued tasks
+ * itself.
  */
 final class EventLoop {
   private static final Logger log = LoggerFactory.getLogger(EventLoop.class);
@@ -40,75 +41,39 @@ final class EventLoop {
   /** Past this many queued tasks, a frame's submitter waits (see the class comment). */
   static final int MAX_QUEUED = 1024;
 
+  /** On the shared pool, a drain runs at most this many tasks before it lets others run. */
+  static final int BATCH = 64;
+
   private final String name;
   private final Executor delegate;
-  private final ThreadPoolExecutor owned;
-  private final ThreadGroup group;
-  private final boolean direct;
+  private final boolean shared;
   private final Object lock = new Object();
   private final ArrayDeque<Runnable> queue = new ArrayDeque<>(); // guarded by lock
-  private boolean scheduled; // guarded by lock
+  private boolean scheduled; // guarded by lock: a drain is submitted or running
   private boolean shutdown; // guarded by lock
-  private long accepted; // guarded by lock: tasks accepted so far (direct mode)
-  private long finished; // guarded by lock: tasks run so far (direct mode)
-  private int waiters; // guarded by lock: inbound submitters waiting for their task (direct mode)
-  private volatile Thread runner;
+  private int waiters; // guarded by lock: readers waiting on the backlog, awaitTermination
+  private Thread runner; // guarded by lock: the thread running a drain, if any
   private volatile boolean warnedRejected; // one warning per loop, then debug
-  private Thread[] made; // the own thread, once the executor made it
 
-  private EventLoop(
-      String name, Executor delegate, ThreadPoolExecutor owned, ThreadGroup group, boolean direct) {
+  private EventLoop(String name, Executor delegate, boolean shared) {
     this.name = name;
     this.delegate = delegate;
-    this.owned = owned;
-    this.group = group;
-    this.direct = direct;
+    this.shared = shared;
   }
 
-  /**
-   * A loop on its own daemon thread named {@code name}, started by the first task. The thread lives
-   * in a thread group of the same name, so that the threads it starts (Java-WebSocket's) can be
-   * found and awaited at shutdown.
-   */
-  static EventLoop ownThread(String name) {
-    ThreadGroup group = new ThreadGroup(name);
-    Thread[] made = new Thread[1];
-    ThreadPoolExecutor executor =
-        new ThreadPoolExecutor(
-            1,
-            1,
-            0,
-            TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(),
-            r -> {
-              Thread t = new Thread(group, r, name);
-              t.setDaemon(true);
-              synchronized (made) {
-                made[0] = t;
-              }
-              return t;
-            });
-    EventLoop loop = new EventLoop(name, executor, executor, group, false);
-    loop.made = made;
-    return loop;
+  /** A loop on the JVM's shared pool (the default). */
+  static EventLoop shared(String name) {
+    return pooled(name, LoopPool.shared());
+  }
+
+  /** A loop that shares {@code pool} with others, handing it back after {@link #BATCH} tasks. */
+  static EventLoop pooled(String name, Executor pool) {
+    return new EventLoop(name, pool, true);
   }
 
   /** A loop on an executor the user owns (not shut down by {@link #shutdown()}). */
   static EventLoop on(String name, Executor executor) {
-    return new EventLoop(name, executor, null, null, false);
-  }
-
-  /**
-   * A loop with no thread of its own that runs its tasks on the threads that submit them (see the
-   * class comment).
-   */
-  static EventLoop direct(String name) {
-    return new EventLoop(name, Runnable::run, null, null, true);
-  }
-
-  /** Returns whether this loop runs its tasks on the submitting threads. */
-  boolean isDirect() {
-    return direct;
+    return new EventLoop(name, executor, false);
   }
 
   /**
@@ -121,9 +86,8 @@ final class EventLoop {
 
   /**
    * Queues a task that carries input from the socket, for the socket's thread to call: as {@link
-   * #execute}, but in direct mode, if another thread is draining the loop, waits until that thread
-   * has run this task (see the class comment). Never waits when called on the loop itself. The
-   * caller must hold no lock that a task may need.
+   * #execute}, but past {@link #MAX_QUEUED} queued tasks the caller waits for the loop to catch up
+   * (see the class comment). The caller must hold no lock that a task may need.
    */
   boolean executeInbound(Runnable task) {
     return submit(task, /* inbound= */ true);
@@ -135,19 +99,25 @@ final class EventLoop {
         return false;
       }
       queue.add(task);
-      long seq = ++accepted;
       if (scheduled) {
-        if (inbound && !inLoop()) {
-          if (direct) {
-            awaitRun(seq);
-          } else if (queue.size() > MAX_QUEUED) {
-            awaitBacklog();
-          }
+        if (inbound && queue.size() > MAX_QUEUED && mayWait()) {
+          awaitBacklog();
         }
         return true;
       }
       scheduled = true;
     }
+    dispatch();
+    return true;
+  }
+
+  /** A reader may wait for the backlog; the loop itself or a pool thread never does. */
+  private boolean mayWait() {
+    return runner != Thread.currentThread() && !LoopPool.onPoolThread();
+  }
+
+  /** Hands a drain to the delegate ({@code scheduled} is already set). */
+  private void dispatch() {
     try {
       delegate.execute(this::drain);
     } catch (RejectedExecutionException e) {
@@ -164,21 +134,6 @@ final class EventLoop {
             e.getMessage(), caller);
       }
       drain();
-    }
-    return true;
-  }
-
-  /** Waits (holding the lock's monitor, released while waiting) until task {@code seq} has run. */
-  private void awaitRun(long seq) {
-    waiters++;
-    try {
-      while (finished < seq && scheduled) { // not scheduled: the drainer died of an Error
-        lock.wait();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt(); // stop waiting; the task still runs in its turn
-    } finally {
-      waiters--;
     }
   }
 
@@ -200,128 +155,89 @@ final class EventLoop {
     }
   }
 
-  /** Runs the task now if called on the loop, else queues it. */
-  void run(Runnable task) {
-    if (inLoop()) {
-      task.run();
-    } else {
-      execute(task);
-    }
-  }
-
   /** Returns whether the calling thread is running this loop's tasks. */
   boolean inLoop() {
-    return runner == Thread.currentThread();
+    synchronized (lock) {
+      return runner == Thread.currentThread();
+    }
   }
 
   private void drain() {
-    Thread previous = runner;
-    runner = Thread.currentThread();
-    boolean stopOwned = false;
-    boolean ran = false;
-    try {
-      while (true) {
-        Runnable task;
-        synchronized (lock) {
-          if (ran) {
-            finished++;
-            if (waiters > 0) {
-              lock.notifyAll();
-            }
-          }
-          ran = true;
-          task = queue.poll();
-          if (task == null) {
-            scheduled = false;
-            stopOwned = shutdown; // nothing can be queued any more: the deferred shutdown
-            return;
-          }
+    synchronized (lock) {
+      runner = Thread.currentThread();
+    }
+    int ran = 0;
+    while (true) {
+      Runnable task;
+      synchronized (lock) {
+        task = queue.poll();
+        if (waiters > 0) {
+          lock.notifyAll(); // a reader waiting on the backlog, or awaitTermination
         }
-        try {
-          task.run();
-        } catch (VirtualMachineError e) {
-          synchronized (lock) {
-            finished++;
-            scheduled = false;
-            stopOwned = shutdown;
-            lock.notifyAll();
-          }
-          throw e;
-        } catch (RuntimeException | Error e) {
-          log.error("{}: task failed", name, e);
+        if (task == null) {
+          scheduled = false;
+          runner = null;
+          return;
+        }
+        if (shared && ran == BATCH) {
+          queue.addFirst(task); // still scheduled: no other drain starts meanwhile
+          runner = null;
+          break;
         }
       }
-    } finally {
-      runner = previous;
-      if (stopOwned) {
-        stopOwned();
+      ran++;
+      try {
+        task.run();
+      } catch (VirtualMachineError e) {
+        synchronized (lock) {
+          scheduled = false;
+          runner = null;
+          lock.notifyAll();
+        }
+        throw e;
+      } catch (RuntimeException | Error e) {
+        log.error("{}: task failed", name, e);
       }
     }
+    dispatch(); // at the back of the pool's queue: the other clients' drains go first
   }
 
   /**
-   * Stops accepting tasks; those accepted still run. The own thread is shut down now if the loop
-   * is idle, else by the drain once it has emptied the queue (shutting the executor down at once
-   * would make it reject a drain that another thread is about to schedule for tasks it queued).
+   * Stops accepting tasks; those accepted still run. A reader waiting on the backlog stops
+   * waiting.
    */
   void shutdown() {
-    boolean idle;
     synchronized (lock) {
       shutdown = true;
-      idle = !scheduled;
-      lock.notifyAll(); // a reader waiting on the backlog stops waiting
-    }
-    if (idle) {
-      stopOwned();
-    }
-  }
-
-  private void stopOwned() {
-    if (owned != null) {
-      owned.shutdown();
+      lock.notifyAll();
     }
   }
 
   /**
-   * Waits for the own thread and for the Java-WebSocket threads started from it to end.
+   * Waits until the loop is shut down and has run every task it accepted. Returns at once when
+   * called from the loop itself (its last task is the caller).
    *
-   * @return whether all ended in time
+   * @return whether the loop was done in time
    */
   boolean awaitTermination(Duration timeout) throws InterruptedException {
-    if (owned == null) {
-      return true;
-    }
     long deadline = System.nanoTime() + timeout.toNanos();
-    if (!owned.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-      return false;
-    }
-    // The executor reports termination from its thread just before that thread ends.
-    Thread own;
-    synchronized (made) {
-      own = made[0];
-    }
-    if (own != null && own != Thread.currentThread()) {
-      own.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-      if (own.isAlive()) {
-        return false;
+    synchronized (lock) {
+      if (runner == Thread.currentThread()) {
+        return shutdown;
+      }
+      waiters++;
+      try {
+        while (!(shutdown && !scheduled)) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            return false;
+          }
+          TimeUnit.NANOSECONDS.timedWait(lock, left);
+        }
+        return true;
+      } finally {
+        waiters--;
       }
     }
-    Thread[] threads = new Thread[group.activeCount() + 8];
-    int n = group.enumerate(threads, /* recurse= */ true);
-    boolean all = true;
-    for (int i = 0; i < n; i++) {
-      Thread t = threads[i];
-      // Only the socket threads (named by WebSocketTransportFactory after the client, or still
-      // carrying the library's name): a shared scheduler thread may have been started from this
-      // group too, and lives on.
-      String tn = t.getName();
-      if (t != Thread.currentThread()
-          && (tn.startsWith("WebSocket") || tn.startsWith(name + "-ws-"))) {
-        long left = deadline - System.nanoTime();
-        t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-        all &= !t.isAlive();
-      }
-    }
-    return all;
   }
 }

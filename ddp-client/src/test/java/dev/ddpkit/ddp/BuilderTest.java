@@ -64,13 +64,12 @@ class BuilderTest {
   }
 
   @Test
-  void executorAndDirectExecutionTogetherAreAConflict() {
-    assertThatThrownBy(() -> DdpClient.builder().url("ws://localhost/websocket")
-            .executor(Runnable::run).directExecution().build())
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("executor").hasMessageContaining("directExecution");
-    try (DdpClient c = DdpClient.builder().url("ws://localhost/websocket").directExecution()
-        .build()) {
+  void aNullExecutorIsRefusedAndTheDefaultNeedsNone() {
+    // directExecution() is gone (issue 11): the default loop runs on the shared pool.
+    assertThatThrownBy(() -> DdpClient.builder().executor(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("executor");
+    try (DdpClient c = DdpClient.builder().url("ws://localhost/websocket").build()) {
       assertThat(c.name()).isNotBlank();
     }
   }

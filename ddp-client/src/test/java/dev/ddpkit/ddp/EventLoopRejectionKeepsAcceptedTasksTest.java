@@ -53,8 +53,8 @@ class EventLoopRejectionKeepsAcceptedTasksTest {
   }
 
   @Test
-  void theOwnThreadRunsWhatWasAcceptedBeforeShutdownThenEnds() throws Exception {
-    EventLoop loop = EventLoop.ownThread("event-loop-shutdown-test");
+  void theSharedLoopRunsWhatWasAcceptedBeforeShutdownThenEnds() throws Exception {
+    EventLoop loop = EventLoop.shared("event-loop-shutdown-test");
     CountDownLatch release = new CountDownLatch(1);
     List<String> ran = new CopyOnWriteArrayList<>();
     assertThat(loop.execute(() -> {
@@ -76,8 +76,8 @@ class EventLoopRejectionKeepsAcceptedTasksTest {
   }
 
   @Test
-  void anIdleOwnThreadEndsAtOnceOnShutdown() throws Exception {
-    EventLoop loop = EventLoop.ownThread("event-loop-idle-test");
+  void anIdleSharedLoopEndsAtOnceOnShutdown() throws Exception {
+    EventLoop loop = EventLoop.shared("event-loop-idle-test");
     CountDownLatch ran = new CountDownLatch(1);
     loop.execute(ran::countDown);
     ran.await();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
+import dev.ddpkit.ddp.memory.ServerEnd;
 import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.VirtualScheduler;
 import java.time.Duration;
@@ -40,6 +41,28 @@ class LoopTasksTest {
       });
       h.connect("s1");
       assertThat(log).containsExactly("listener returns", "task");
+    }
+  }
+
+  @Test
+  void aCallOrSubscribeFromAListenerIsSentOnlyAfterTheListenerReturns() {
+    // Issue 11: the loop never runs a task inside another, so the client's code is never
+    // re-entered by a listener that calls it.
+    try (Harness h = new Harness()) {
+      ServerEnd s1 = h.connect("s1");
+      List<Integer> framesSeenInListener = new CopyOnWriteArrayList<>();
+      h.client.addStreamListener("events", (collection, id, fields) -> {
+        h.client.call("echo", 1);
+        h.client.subscribe("room", "r1");
+        framesSeenInListener.add(s1.drain().size());
+      });
+
+      s1.send("{'msg':'changed','collection':'events','id':'e1','fields':{'x':1}}");
+
+      assertThat(framesSeenInListener).as("nothing sent while the listener ran").containsExactly(0);
+      List<com.fasterxml.jackson.databind.JsonNode> sent = s1.drain();
+      assertThat(sent).extracting(f -> f.path("msg").asText())
+          .as("sent once it returned, in the order asked").containsExactly("method", "sub");
     }
   }
 
@@ -134,7 +157,7 @@ class LoopTasksTest {
   }
 
   @Test
-  void tasksAndTimersRunOnTheClientsOwnThread() throws Exception {
+  void tasksAndTimersRunOnTheSharedLoopPool() throws Exception {
     VirtualScheduler time = new VirtualScheduler();
     try (DdpClient client =
         DdpClient.builder()
@@ -148,9 +171,9 @@ class LoopTasksTest {
       CompletableFuture<String> timer = new CompletableFuture<>();
       client.execute(() -> task.complete(Thread.currentThread().getName()));
       client.schedule(Duration.ofSeconds(3), () -> timer.complete(Thread.currentThread().getName()));
-      assertThat(task.get(5, SECONDS)).isEqualTo("loop-tasks-client");
+      assertThat(task.get(5, SECONDS)).startsWith(LoopPool.THREAD_PREFIX);
       time.advance(Duration.ofSeconds(3));
-      assertThat(timer.get(5, SECONDS)).isEqualTo("loop-tasks-client");
+      assertThat(timer.get(5, SECONDS)).startsWith(LoopPool.THREAD_PREFIX);
     }
   }
 

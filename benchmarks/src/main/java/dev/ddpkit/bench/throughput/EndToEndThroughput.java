@@ -35,13 +35,13 @@ import java.util.stream.Stream;
  * time per 1,000 messages; then the ratios of ddpkit's figures to each Node client's.
  *
  * <p>The Java consumer can run once per execution mode of its event loop ({@code --java-modes}):
- * {@code own} (the default: a loop thread of its own), {@code direct} (the loop runs on the
- * socket's reader thread, no hand-off) and {@code shared} (a pool of 2 threads), each in a process
- * of its own, so the modes are compared within one run.
+ * {@code default} (the loop on the JVM's shared ddpkit-loop pool) and {@code shared} (an executor
+ * of 2 threads of the caller's), each in a process of its own, so the modes are compared within one
+ * run. (Until issue 11: {@code own}, a loop thread per client, and {@code direct}.)
  *
  * <pre>java -cp benchmarks.jar dev.ddpkit.bench.throughput.EndToEndThroughput
  *     [--messages 20000] [--warmup 40000] [--producers 4] [--node-libs ddp,ddp.js]
- *     [--java-modes own,direct,shared] [--node-script benchmarks/node/consume.js] [--node node]</pre>
+ *     [--java-modes default,shared] [--node-script benchmarks/node/consume.js] [--node node]</pre>
  */
 public final class EndToEndThroughput {
   static final String ROOM = "bench";
@@ -60,8 +60,8 @@ public final class EndToEndThroughput {
    * @param nodeScript the Node consumer script
    * @param node the node binary
    * @param backlog whether to run the backlog phase
-   * @param javaModes the Java consumers to run, one process each: {@code own}, {@code direct},
-   *     {@code shared} (see {@link JavaConsumer.Mode}); at least one
+   * @param javaModes the Java consumers to run, one process each: {@code default}, {@code
+   *     shared} (see {@link JavaConsumer.Mode}); at least one
    */
   public record Config(
       int messages, int warmup, int producers, List<String> nodeLibs, Path nodeScript,
@@ -83,7 +83,7 @@ public final class EndToEndThroughput {
     public static Config defaults() {
       return new Config(20_000, 40_000, 4, List.of("ddp", "ddp.js"),
           Path.of("benchmarks", "node", "consume.js"), "node", true,
-          List.of("own", "direct", "shared"));
+          List.of("default", "shared"));
     }
   }
 
@@ -360,7 +360,7 @@ public final class EndToEndThroughput {
     List<Figure> others = figures.stream().filter(f -> !f.consumer().startsWith("java")).toList();
     Figure base = javas.get(0);
     for (Figure java : javas.subList(1, javas.size())) {
-      ratio(java, base, out); // each Java mode against the first (the default, own loop)
+      ratio(java, base, out); // each Java mode against the first (the default, the loop pool)
     }
     for (Figure java : javas) {
       for (Figure other : others) {
@@ -378,7 +378,7 @@ public final class EndToEndThroughput {
     out.println();
   }
 
-  /** "java ddpkit ChatClient (direct)" -> "ddpkit direct"; Node labels unchanged. */
+  /** "java ddpkit ChatClient (loop pool)" -> "ddpkit loop pool"; Node labels unchanged. */
   private static String shortLabel(String label) {
     if (label.startsWith("java ddpkit ChatClient (")) {
       return "ddpkit " + label.substring("java ddpkit ChatClient (".length(), label.length() - 1);

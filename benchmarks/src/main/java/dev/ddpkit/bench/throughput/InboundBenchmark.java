@@ -99,7 +99,7 @@ public class InboundBenchmark {
     }
   }
 
-  /** A pipeline whose client runs on its own event-loop thread. */
+  /** A pipeline whose client runs on the default event loop (the shared pool). */
   @State(Scope.Benchmark)
   public static class Looped {
     InboundPipeline pipeline;
@@ -107,7 +107,7 @@ public class InboundBenchmark {
     /** Connects the client to the in-memory server and joins the rooms. */
     @Setup(Level.Trial)
     public void start(Frames f) {
-      pipeline = InboundPipeline.ownThread(f.mix.rooms(), m -> {});
+      pipeline = InboundPipeline.onDefaultLoop(f.mix.rooms(), m -> {});
     }
 
     /** Closes the client; fails if a frame was refused. */

@@ -19,8 +19,9 @@ import java.util.function.Consumer;
  * deduplicating by {@code _id}) to its listener, which hands the message to a sink.
  *
  * <p>Two ways to run: {@link #sameThread} runs the client's event loop on the caller's thread (the
- * CPU cost of one message, no hand-off), {@link #ownThread} on the client's own thread as in
- * production (the caller is the socket thread; {@link #awaitDelivered} waits for the loop).
+ * CPU cost of one message, no hand-off), {@link #onDefaultLoop} on the client's default event loop
+ * (the shared ddpkit-loop pool) as in production (the caller is the socket thread; {@link
+ * #awaitDelivered} waits for the loop).
  */
 public final class InboundPipeline implements AutoCloseable {
   /** How many ids a room's timeline remembers (the chat client's bound). */
@@ -66,8 +67,8 @@ public final class InboundPipeline implements AutoCloseable {
     return new InboundPipeline(rooms, true, sink).start();
   }
 
-  /** A pipeline whose client runs on its own event-loop thread, as in production. */
-  public static InboundPipeline ownThread(List<String> rooms, Consumer<ChatMessage> sink) {
+  /** A pipeline whose client runs on the default event loop (the shared pool), as in production. */
+  public static InboundPipeline onDefaultLoop(List<String> rooms, Consumer<ChatMessage> sink) {
     return new InboundPipeline(rooms, false, sink).start();
   }
 

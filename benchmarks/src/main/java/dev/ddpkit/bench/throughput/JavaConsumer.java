@@ -32,7 +32,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <pre>java -cp benchmarks.jar dev.ddpkit.bench.throughput.JavaConsumer
  *     --url ws://127.0.0.1:PORT/websocket --user U --password P --room R --targets 100,2100
- *     [--mode own|direct|shared]</pre>
+ *     [--mode default|shared]</pre>
  */
 public final class JavaConsumer {
   /** The size of the pool in {@link Mode#SHARED}. */
@@ -42,11 +42,9 @@ public final class JavaConsumer {
 
   /** Where the client's event loop runs. */
   public enum Mode {
-    /** The default: a loop thread of its own, fed by the socket's reader thread. */
-    OWN("own", "own loop"),
-    /** {@code directExecution()}: the loop runs on the socket's reader thread, no hand-off. */
-    DIRECT("direct", "direct"),
-    /** {@code executor(pool)}: a fixed pool of {@value #SHARED_THREADS} threads. */
+    /** The default: the loop on the JVM's shared ddpkit-loop pool, fed by the socket's reader. */
+    DEFAULT("default", "loop pool"),
+    /** {@code executor(pool)}: a fixed pool of {@value #SHARED_THREADS} threads of the caller's. */
     SHARED("shared", "shared pool");
 
     private final String cliName;
@@ -70,7 +68,7 @@ public final class JavaConsumer {
         }
       }
       throw new IllegalArgumentException("unknown Java consumer mode '" + name
-          + "' (known: own, direct, shared)");
+          + "' (known: default, shared)");
     }
   }
 
@@ -103,8 +101,7 @@ public final class JavaConsumer {
             .listener(counter);
     ExecutorService pool = null;
     switch (a.mode) {
-      case OWN -> { }
-      case DIRECT -> b.directExecution();
+      case DEFAULT -> { }
       case SHARED -> {
         AtomicInteger n = new AtomicInteger();
         pool = Executors.newFixedThreadPool(SHARED_THREADS, r -> {
@@ -208,7 +205,7 @@ public final class JavaConsumer {
 
   /**
    * Where the process's CPU went since the previous call, per 1,000 messages, by thread role: the
-   * socket's reader and writer threads, the event loop (own thread or pool), other Java threads, and
+   * socket's reader and writer threads, the event loop (the shared pool or the caller's), other Java threads, and
    * the rest of the process (the JVM's own threads: JIT compilers, GC), which the thread MXBean does
    * not list; with the GCs, GC pause time and JIT compile time (wall, summed over compiler
    * threads) of the interval, which tell what that rest was.
@@ -276,7 +273,7 @@ public final class JavaConsumer {
       if (thread.endsWith("-ws-write") || thread.startsWith("WebSocketWriteThread")) {
         return "ws-write";
       }
-      if (thread.equals("bench-java-consumer") || thread.startsWith("bench-java-consumer-pool")) {
+      if (thread.startsWith("ddpkit-loop-") || thread.startsWith("bench-java-consumer-pool")) {
         return "loop";
       }
       return "other java";
@@ -292,7 +289,7 @@ public final class JavaConsumer {
       String password = null;
       String room = null;
       List<Long> targets = new ArrayList<>();
-      Mode mode = Mode.OWN;
+      Mode mode = Mode.DEFAULT;
       for (int i = 0; i < argv.length; i += 2) {
         if (i + 1 >= argv.length) {
           throw new IllegalArgumentException("missing value for " + argv[i]);

@@ -20,7 +20,7 @@ class EndToEndThroughputSmokeTest {
   @Timeout(value = 90, unit = SECONDS)
   void tinyRunComputesEveryFigure() throws Exception {
     EndToEndThroughput.Config c = new EndToEndThroughput.Config(
-        200, 50, 2, List.of(), Path.of("unused.js"), "node", true, List.of("own", "direct"));
+        200, 50, 2, List.of(), Path.of("unused.js"), "node", true, List.of("default", "shared"));
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     EndToEndThroughput.Report r =
         EndToEndThroughput.run(c, new PrintStream(log, true, StandardCharsets.UTF_8));
@@ -38,8 +38,9 @@ class EndToEndThroughputSmokeTest {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     EndToEndThroughput.print(c, r, new PrintStream(out, true, StandardCharsets.UTF_8));
     assertThat(out.toString(StandardCharsets.UTF_8))
-        .contains("java ddpkit ChatClient (own loop)").contains("java ddpkit ChatClient (direct)")
-        .contains("ratio ddpkit direct / ddpkit own loop").contains("backlog").contains("msgs/s");
+        .contains("java ddpkit ChatClient (loop pool)")
+        .contains("java ddpkit ChatClient (shared pool)")
+        .contains("ratio ddpkit shared pool / ddpkit loop pool").contains("backlog").contains("msgs/s");
   }
 
   @Test
@@ -47,21 +48,21 @@ class EndToEndThroughputSmokeTest {
   void parsesTheScriptOptions() {
     EndToEndThroughput.Config c = EndToEndThroughput.parse(new String[] {
         "--messages", "1000", "--warmup", "0", "--node-libs", "ddp.js", "--no-backlog",
-        "--java-modes", "direct"});
+        "--java-modes", "shared"});
     assertThat(c.messages()).isEqualTo(1000);
     assertThat(c.warmup()).isZero();
     assertThat(c.nodeLibs()).containsExactly("ddp.js");
     assertThat(c.backlog()).isFalse();
-    assertThat(c.javaModes()).containsExactly("direct");
+    assertThat(c.javaModes()).containsExactly("shared");
     assertThat(EndToEndThroughput.Config.defaults().javaModes())
-        .containsExactly("own", "direct", "shared");
+        .containsExactly("default", "shared");
   }
 
   @Test
   @Timeout(value = 10, unit = SECONDS)
   void anUnknownJavaModeIsRefused() {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> EndToEndThroughput.parse(
-            new String[] {"--java-modes", "own,turbo"}))
+            new String[] {"--java-modes", "default,turbo"}))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("turbo");
   }
 

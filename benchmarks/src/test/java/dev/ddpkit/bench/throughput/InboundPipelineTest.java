@@ -26,9 +26,9 @@ class InboundPipelineTest {
 
   @Test
   @Timeout(value = 30, unit = SECONDS)
-  void ownThreadDeliversEveryMessageOnce() {
+  void defaultLoopDeliversEveryMessageOnce() {
     List<ChatMessage> got = new CopyOnWriteArrayList<>();
-    try (InboundPipeline p = InboundPipeline.ownThread(mix.rooms(), got::add)) {
+    try (InboundPipeline p = InboundPipeline.onDefaultLoop(mix.rooms(), got::add)) {
       mix.frames().forEach(p::push);
       p.awaitDelivered(mix.uniqueCount(), Duration.ofSeconds(20));
       check(p, got);

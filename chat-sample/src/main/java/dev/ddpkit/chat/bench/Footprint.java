@@ -34,16 +34,12 @@ public final class Footprint {
 
   /** How the measured clients run. */
   public enum Mode {
-    /** {@code ChatClient} with its defaults: its own event-loop thread. */
+    /** {@code ChatClient} with its defaults: the event loop on the JVM's shared loop pool. */
     CHAT("chat"),
-    /** {@code DdpClient} with its defaults: its own event-loop thread. */
+    /** {@code DdpClient} with its defaults: the event loop on the JVM's shared loop pool. */
     DDP("ddp"),
-    /** {@code DdpClient}s whose event loops share one fixed pool ({@code executor(...)}). */
-    DDP_SHARED("ddp-shared"),
-    /** {@code ChatClient} with {@code directExecution()}: no event-loop thread. */
-    CHAT_DIRECT("chat-direct"),
-    /** {@code DdpClient} with {@code directExecution()}: no event-loop thread. */
-    DDP_DIRECT("ddp-direct");
+    /** {@code DdpClient}s whose event loops share a fixed pool of the caller's ({@code executor}). */
+    DDP_SHARED("ddp-shared");
 
     private final String cliName;
 
@@ -64,7 +60,7 @@ public final class Footprint {
         }
       }
       throw new IllegalArgumentException("unknown mode '" + name + "' (known: chat, ddp,"
-          + " ddp-shared, chat-direct, ddp-direct)");
+          + " ddp-shared)");
     }
   }
 
@@ -142,13 +138,9 @@ public final class Footprint {
     List<CompletableFuture<?>> ready = new ArrayList<>();
     int first = into.size();
     IntConsumer add = i -> {
-      if (mode == Mode.CHAT || mode == Mode.CHAT_DIRECT) {
-        ChatClientBuilder cb = ChatClient.builder().url(url).token(token).room(room)
-            .historyLimit(0).name("footprint-" + i);
-        if (mode == Mode.CHAT_DIRECT) {
-          cb.directExecution();
-        }
-        ChatClient c = cb.build();
+      if (mode == Mode.CHAT) {
+        ChatClient c = ChatClient.builder().url(url).token(token).room(room)
+            .historyLimit(0).name("footprint-" + i).build();
         into.add(c);
         c.start();
         ready.add(c.loggedIn());
@@ -156,9 +148,6 @@ public final class Footprint {
         DdpClientBuilder b = DdpClient.builder().url(url).name("footprint-" + i);
         if (pool != null) {
           b.executor(pool);
-        }
-        if (mode == Mode.DDP_DIRECT) {
-          b.directExecution();
         }
         DdpClient c = b.build();
         into.add(c);
@@ -176,7 +165,7 @@ public final class Footprint {
     try {
       CompletableFuture.allOf(ready.toArray(new CompletableFuture<?>[0]))
           .get(READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      if (mode == Mode.CHAT || mode == Mode.CHAT_DIRECT) {
+      if (mode == Mode.CHAT) {
         awaitJoined(into.subList(first, into.size()));
       }
     } catch (Exception e) {

@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The footprint benchmark's command: {@code java -cp ddpkit.jar
  * dev.ddpkit.chat.bench.FootprintCommand [--steps 100,250,500,1000] [--modes chat,ddp,ddp-shared]
- * [--shared-threads 2]} (modes: chat, ddp, ddp-shared, chat-direct, ddp-direct). Starts {@link FootprintServer} in a child JVM, measures each mode with
+ * [--shared-threads 2]} (modes: chat, ddp, ddp-shared). Starts {@link FootprintServer} in a child
+ * JVM, measures each mode with
  * {@link Footprint}, and prints one table per mode.
  */
 public final class FootprintCommand {
@@ -91,14 +92,10 @@ public final class FootprintCommand {
 
   static String describe(Footprint.Mode m, int shared) {
     return switch (m) {
-      case CHAT -> "mode chat: ChatClient defaults (own event-loop thread per client)";
-      case DDP -> "mode ddp: DdpClient defaults (own event-loop thread per client)";
+      case CHAT -> "mode chat: ChatClient defaults (event loops on the shared ddpkit-loop pool)";
+      case DDP -> "mode ddp: DdpClient defaults (event loops on the shared ddpkit-loop pool)";
       case DDP_SHARED -> "mode ddp-shared: DdpClient with executor(a fixed pool of " + shared
           + " threads shared by all clients)";
-      case CHAT_DIRECT -> "mode chat-direct: ChatClient with directExecution() (no event-loop"
-          + " thread: frames handled on the socket's reader thread)";
-      case DDP_DIRECT -> "mode ddp-direct: DdpClient with directExecution() (no event-loop"
-          + " thread: frames handled on the socket's reader thread)";
     };
   }
 

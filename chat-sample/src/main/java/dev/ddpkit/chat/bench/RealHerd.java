@@ -43,7 +43,8 @@ import java.util.stream.Stream;
  * the wave. A client is back when it saw its login answered again and the server holds its room
  * subscription (the server is sampled every {@value #SAMPLE_MS} ms). Each client is configured as
  * the simulation's: the policy's backoff, the DDP close profile, stable after 10 s; and runs as a
- * {@code ChatClient} does by default: its own event-loop thread plus Java-WebSocket's two.
+ * {@code ChatClient} does by default: Java-WebSocket's two threads, the event loop on the pool
+ * every client shares.
  *
  * <p>The first server admits everyone (no accept rate), so that the clients start at attempt 0
  * as in the simulation; clients are started in batches.

@@ -63,8 +63,8 @@ public final class RealHerdCommand {
     }
     HerdConfig base = o.config.build();
     out.printf(Locale.ROOT,
-        "Reconnect herd on real sockets: %d ChatClients in one JVM (each: own event-loop thread +"
-            + " Java-WebSocket's 2), logged in and subscribed to one room; the embedded server is"
+        "Reconnect herd on real sockets: %d ChatClients in one JVM (each: Java-WebSocket's 2"
+            + " threads, the event loops on the shared pool), logged in and subscribed to one room; the embedded server is"
             + " %s at t=0 and ready again after %d ms, then admits %d connections per second from"
             + " an empty token bucket (1013 beyond). Limit D + N/C = %s. %d cores, max heap %d"
             + " MiB.%n",

@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * <p>Closing a TLS socket sends a {@code close_notify} alert, and the JDK's {@link SSLSocket} first
  * takes the connection's write lock. When the connection's writer is stuck in a write because the
  * peer stopped reading (its window and our send buffer full), the close waits as long as that write
- * does: for ever with a half-open peer. On a thread shared by many clients (the scheduler's, with
- * direct execution) that stops every other client's heartbeats and retries. So such a close runs
+ * does: for ever with a half-open peer. On a thread shared by many clients (an event-loop pool
+ * thread) that stops other clients' heartbeats and retries. So such a close runs
  * here, on a few daemon threads named {@code ddp-socket-closer-N} that end when idle, and {@code
  * SO_LINGER} set to the bound makes the JDK stop waiting for the lock after it: it then gives up the
  * alert, shuts the TCP output down (which fails the stuck write) and closes.

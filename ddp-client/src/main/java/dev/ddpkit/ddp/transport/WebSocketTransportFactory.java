@@ -51,6 +51,13 @@ import org.slf4j.LoggerFactory;
 public final class WebSocketTransportFactory implements TransportFactory {
   private static final Logger log = LoggerFactory.getLogger(WebSocketTransportFactory.class);
 
+  /**
+   * The size of each connection's read array: Java-WebSocket allocates 64 KiB by default, most of
+   * an idle client's heap; frames larger than this are read in several pieces (the library
+   * assembles them), so a smaller array only costs a few more reads of a large backlog.
+   */
+  static final int READ_BUFFER_BYTES = 16 * 1024;
+
   /** The default largest frame accepted: 16 MiB. */
   public static final int DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 
@@ -251,15 +258,35 @@ public final class WebSocketTransportFactory implements TransportFactory {
 
     /** The write thread ends once the read thread has interrupted it on close. */
     private boolean awaitWriter(long deadlineNanos) throws InterruptedException {
-      Thread w = writer;
-      if (w == null) {
-        return true; // never renamed: the client's group scan waits for it by the library's name
+      Thread w = writer != null ? writer : findWriter();
+      if (w == null || w == Thread.currentThread()) {
+        return true; // none was started (the dial failed before), or it has ended
       }
       long left = deadlineNanos - System.nanoTime();
       if (left > 0) {
         TimeUnit.NANOSECONDS.timedJoin(w, left);
       }
       return !w.isAlive();
+    }
+
+    /**
+     * The write thread before {@link #nameWriter} (a server that never answered the upgrade): the
+     * one thread of this connection's own group, besides the reader, still carrying the library's
+     * name. The group holds this connection's threads only: the reader, and the writer it starts.
+     */
+    private Thread findWriter() {
+      if (group == null) {
+        return null;
+      }
+      Thread[] threads = new Thread[4];
+      int n = group.enumerate(threads, /* recurse= */ false);
+      for (int i = 0; i < n; i++) {
+        if (threads[i] != client.readThread
+            && threads[i].getName().startsWith("WebSocketWriteThread")) {
+          return threads[i];
+        }
+      }
+      return null;
     }
 
     /** Records the socket so that a dial in progress can be aborted by closing it. */
@@ -333,6 +360,18 @@ public final class WebSocketTransportFactory implements TransportFactory {
           }
           ended.countDown();
         }
+      }
+
+      /**
+       * The library reads this setting twice in {@code run()}: before the socket connects, to set
+       * {@code SO_RCVBUF} if positive, and once connected, as the size of its read array. Zero the
+       * first time keeps the kernel's own (auto-tuned) receive buffer; {@link #READ_BUFFER_BYTES}
+       * the second makes the array a quarter of the library's default.
+       */
+      @Override
+      public int getReceiveBufferSize() {
+        Socket s = getSocket();
+        return s != null && s.isConnected() ? READ_BUFFER_BYTES : 0;
       }
 
       @Override

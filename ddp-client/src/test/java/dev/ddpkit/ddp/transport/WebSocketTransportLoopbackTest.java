@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 30, unit = SECONDS)
 class WebSocketTransportLoopbackTest {
   private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final int BIG = 20 * WebSocketTransportFactory.READ_BUFFER_BYTES + 7;
 
   /** A tiny DDP server: connected, and every method answers its own name. */
   private static final class TinyServer extends WebSocketServer {
@@ -47,10 +48,13 @@ class WebSocketTransportLoopbackTest {
         JsonNode m = MAPPER.readTree(message);
         switch (m.path("msg").asText()) {
           case "connect" -> conn.send("{\"msg\":\"connected\",\"session\":\"s1\"}");
-          case "method" ->
-              conn.send(MAPPER.createObjectNode().put("msg", "result")
-                  .put("id", m.path("id").asText()).put("result", m.path("method").asText())
-                  .toString());
+          case "method" -> {
+            String name = m.path("method").asText();
+            // "big": a result far larger than the client's read array, in one frame.
+            String result = name.equals("big") ? "b".repeat(BIG) : name;
+            conn.send(MAPPER.createObjectNode().put("msg", "result")
+                .put("id", m.path("id").asText()).put("result", result).toString());
+          }
           default -> { }
         }
       } catch (Exception e) {
@@ -95,6 +99,30 @@ class WebSocketTransportLoopbackTest {
   }
 
   @Test
+  void aFrameFarLargerThanTheReadArrayArrivesWhole() throws Exception {
+    // The read array is a quarter of Java-WebSocket's default (issue 11: an idle client's heap).
+    TinyServer server = new TinyServer();
+    server.start();
+    try {
+      assertThat(server.started.await(10, SECONDS)).isTrue();
+      try (DdpClient client = DdpClient.builder()
+          .url("ws://127.0.0.1:" + server.getPort() + "/websocket")
+          .name("loopback-client")
+          .build()) {
+        client.connect();
+        String first = client.call("big").get(10, SECONDS).asText();
+        String second = client.call("big").get(10, SECONDS).asText();
+
+        assertThat(first).hasSize(BIG).matches("b+");
+        assertThat(second).isEqualTo(first);
+        assertThat(client.status().connected()).isTrue();
+      }
+    } finally {
+      server.stop(1000);
+    }
+  }
+
+  @Test
   void dialToAClosedPortFailsAsAnAttemptAndCloseStillLeavesNoThreads() throws Exception {
     TinyServer server = new TinyServer();
     server.start();
@@ -120,7 +148,7 @@ class WebSocketTransportLoopbackTest {
 
   private static List<String> clientThreads() {
     return LiveThreads.startingWith("WebSocketConnectReadThread", "WebSocketWriteThread",
-        "loopback-client", // its loop, and its socket threads named after it
+        "loopback-client", // its socket threads, named after it
         "refused-client");
   }
 }
