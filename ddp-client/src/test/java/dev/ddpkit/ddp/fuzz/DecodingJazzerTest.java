@@ -35,7 +35,8 @@ class DecodingJazzerTest {
    * and otherwise reads a deviation or drops the frame for the same reason.
    */
   @FuzzTest(maxDuration = "10m")
-  @Timeout(value = 10, unit = SECONDS)
+  // Per input; the first also pays the JVM and Jazzer warm-up (8 s seen under load).
+  @Timeout(value = 30, unit = SECONDS)
   void framesParseOrFailWithAProtocolError(byte[] input) {
     String frame = new String(input, StandardCharsets.UTF_8);
     DdpMessage tolerant = PARSER.read(frame); // never throws
@@ -65,7 +66,8 @@ class DecodingJazzerTest {
    * again, and the encoded form is stable: decoding and encoding it once more gives the same JSON.
    */
   @FuzzTest(maxDuration = "10m")
-  @Timeout(value = 10, unit = SECONDS)
+  // Per input; the first also pays the JVM and Jazzer warm-up (8 s seen under load).
+  @Timeout(value = 30, unit = SECONDS)
   void ejsonDecodesOrFailsWithAnEjsonException(byte[] input) {
     JsonNode json;
     try {
