@@ -292,8 +292,9 @@ final class Demo {
     say("  clients logged in again     %8d / %d", loggedIn, o.clients);
     say("  room streams re-subscribed  %8d / %d (server count)", resubscribed, o.clients);
     say("  clients that got a message written after the restart %d / %d", heardAfter, o.clients);
-    say("  threads: %d peak in this JVM (%d clients, each an event loop and its socket threads,"
-        + " plus the server)", ManagementFactory.getThreadMXBean().getPeakThreadCount(), o.clients);
+    say("  threads: %d peak in this JVM (%d clients, each its two socket threads; their event loops"
+        + " on the shared pool; plus the server)",
+        ManagementFactory.getThreadMXBean().getPeakThreadCount(), o.clients);
     boolean ok = r.perfect() && loggedIn == o.clients && resubscribed == o.clients
         && heardAfter == o.clients && r.written() > 0;
     say("");
