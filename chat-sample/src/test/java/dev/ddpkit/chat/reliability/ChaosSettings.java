@@ -14,7 +14,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param duration how long the clients write while the faults go on ({@code chaos.duration}, such
  *     as {@code 30s}, {@code 10m}, {@code 1h} or {@code PT10M}; default 30 s)
  * @param restarts how many times the server is stopped and started again ({@code chaos.restarts};
- *     default: one per 3 s of duration, at least 10)
+ *     else one per {@code chaos.restartEvery} of duration, at least 2; default: one per 3 s of
+ *     duration, at least 10)
  * @param clients how many chat clients ({@code chaos.clients}; default 50)
  * @param rooms how many rooms ({@code chaos.rooms}; default 5)
  * @param sampleEvery how often the heap after a full GC and the thread count are sampled ({@code
@@ -52,9 +53,15 @@ record ChaosSettings(long seed, Duration duration, int restarts, int clients, in
     String durationText = properties.getProperty("chaos.duration");
     Duration duration = durationText == null ? DEFAULT_DURATION : parseDuration(durationText);
     String restartsText = properties.getProperty("chaos.restarts");
-    int restarts = restartsText == null
-        ? (int) Math.max(10, duration.toMillis() / SECONDS_PER_RESTART.toMillis())
-        : Integer.parseInt(restartsText);
+    String everyText = properties.getProperty("chaos.restartEvery");
+    int restarts;
+    if (restartsText != null) {
+      restarts = Integer.parseInt(restartsText);
+    } else if (everyText != null) {
+      restarts = (int) Math.max(2, duration.toMillis() / parseDuration(everyText).toMillis());
+    } else {
+      restarts = (int) Math.max(10, duration.toMillis() / SECONDS_PER_RESTART.toMillis());
+    }
     int clients = Integer.parseInt(properties.getProperty("chaos.clients", "50"));
     int rooms = Integer.parseInt(properties.getProperty("chaos.rooms", "5"));
     String sampleText = properties.getProperty("chaos.sample");

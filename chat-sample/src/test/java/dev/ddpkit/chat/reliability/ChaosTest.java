@@ -135,6 +135,15 @@ class ChaosTest {
     assertThat(s.pace().acceptRate()).isEqualTo(250);
     assertThat(s.timeLimit()).as("run + 2 min + a tenth + two settles")
         .isEqualTo(Duration.ofMinutes(60 + 2 + 6 + 10));
+    assertThat(s.restarts()).as("one per 3 s by default").isEqualTo(1200);
+    p.setProperty("chaos.restartEvery", "90s");
+    assertThat(ChaosSettings.from(p).restarts()).as("the long script's one per 90 s").isEqualTo(40);
+    p.setProperty("chaos.duration", "3m");
+    assertThat(ChaosSettings.from(p).restarts()).as("at least 2").isEqualTo(2);
+    p.setProperty("chaos.restarts", "7");
+    assertThat(ChaosSettings.from(p).restarts()).as("an explicit count wins").isEqualTo(7);
+    p.remove("chaos.restarts");
+    p.setProperty("chaos.duration", "60m");
 
     p.setProperty("chaos.heartbeat", "10ms");
     assertThatThrownBy(() -> ChaosSettings.from(p)).isInstanceOf(IllegalArgumentException.class)
