@@ -1,10 +1,6 @@
 package dev.ddpkit.chat.demo;
 
-import dev.ddpkit.chat.ChatClient;
-import dev.ddpkit.chat.ChatListener;
-import dev.ddpkit.chat.ChatMessage;
 import dev.ddpkit.chat.ChatStatus;
-import dev.ddpkit.chat.OutboxFullException;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.ChatServerStats;
 import dev.ddpkit.chat.server.ConnectionListener;
@@ -48,7 +44,6 @@ final class Demo {
   /** When each rejected client was told to come back (nanoTime). */
   private final ConcurrentLinkedQueue<Long> appointments = new ConcurrentLinkedQueue<>();
   private final List<RestartPhase> phases = new ArrayList<>();
-  private final AtomicLong killAtNanos = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong restartAtNanos = new AtomicLong(Long.MAX_VALUE);
   private final AtomicLong restartAtMillis = new AtomicLong(Long.MAX_VALUE);
   private final AtomicInteger seq = new AtomicInteger();
@@ -126,7 +121,6 @@ final class Demo {
   private RestartPhase restart(RestartPhase.Kind kind, int port, long startupNanos)
       throws TimeoutException {
     long stopAt = System.nanoTime();
-    killAtNanos.set(stopAt);
     List<Long> promised = List.of();
     long upAt = stopAt + TimeUnit.MILLISECONDS.toNanos(o.downMs);
     if (kind == RestartPhase.Kind.PLANNED) {
