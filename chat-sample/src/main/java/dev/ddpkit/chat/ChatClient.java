@@ -82,7 +82,8 @@ public final class ChatClient implements AutoCloseable {
             b.limits,
             b.clock,
             b.random != null ? b.random : new SplittableRandom(),
-            b.outboxCapacity);
+            b.outboxCapacity,
+            b.dedupWindow);
     this.session = new ChatSession(settings, ddp, b.listener, v -> view = v);
     holder[0] = session;
     this.view =

@@ -35,6 +35,7 @@ public final class ChatClientBuilder {
   Duration heartbeatTimeout;
   Duration connectTimeout;
   int outboxCapacity = 100;
+  int dedupWindow = 10_000;
   int historyLimit = 50;
   Duration catchUpOverlap = Duration.ofSeconds(2);
   Duration resendDelay = Duration.ofSeconds(1);
@@ -164,6 +165,20 @@ public final class ChatClientBuilder {
       throw new IllegalArgumentException("outboxCapacity must be in 1..100000: " + capacity);
     }
     this.outboxCapacity = capacity;
+    return this;
+  }
+
+  /**
+   * How many shown message ids per room the client remembers, to drop a message it has shown
+   * already when a catch-up or a re-sent stream event brings it again (default 10,000; the oldest
+   * are forgotten first). Each id costs some 100 bytes; a window smaller than the messages a room
+   * receives during the longest outage plus the catch-up overlap lets duplicates through.
+   */
+  public ChatClientBuilder dedupWindow(int ids) {
+    if (ids < 1 || ids > 1_000_000) {
+      throw new IllegalArgumentException("dedupWindow must be in 1..1000000: " + ids);
+    }
+    this.dedupWindow = ids;
     return this;
   }
 

@@ -27,7 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 final class ChatSession {
   private static final Logger log = LoggerFactory.getLogger(ChatSession.class);
-  private static final int MAX_SEEN_IDS = 10_000;
   private static final int MAX_HELD = 10_000;
 
   final Settings settings;
@@ -62,7 +61,7 @@ final class ChatSession {
     this.listener = listener;
     this.roomOrder = settings.rooms();
     for (String rid : settings.rooms()) {
-      rooms.put(rid, new Room(rid, MAX_SEEN_IDS, MAX_HELD));
+      rooms.put(rid, new Room(rid, settings.dedupWindow(), MAX_HELD));
     }
     this.pacer =
         new Pacer(settings.limits(), settings.clock(), ddp::schedule, settings.random()::nextDouble,

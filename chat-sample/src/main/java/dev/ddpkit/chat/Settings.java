@@ -21,6 +21,7 @@ import java.util.random.RandomGenerator;
  * @param clock the wall clock (budgets and retry times only; never a catch-up point)
  * @param random the randomness of every jitter
  * @param outboxCapacity how many messages may wait
+ * @param dedupWindow how many shown ids per room are remembered to drop duplicates
  */
 record Settings(
     String name,
@@ -34,7 +35,8 @@ record Settings(
     ChatLimits limits,
     Clock clock,
     RandomGenerator random,
-    int outboxCapacity) {
+    int outboxCapacity,
+    int dedupWindow) {
 
   /** The history loaded for a room that has none yet when catching up with no history limit. */
   static final int FALLBACK_HISTORY = 50;

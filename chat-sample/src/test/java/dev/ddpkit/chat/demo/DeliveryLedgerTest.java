@@ -58,6 +58,19 @@ class DeliveryLedgerTest {
   }
 
   @Test
+  void aDeliveryBeforeItsMessageIsRecordedCountsOnceTheMessageIs() {
+    ledger.delivered(0, "m1"); // the writer's thread has not recorded m1 yet
+    ledger.delivered(3, "m1"); // and client 3 is not a member of a
+    ledger.written("m1", "a");
+    ledger.acknowledged("m1");
+    ledger.delivered(0, "m1"); // a duplicate of the early one
+    ledger.delivered(1, "m1");
+    ledger.delivered(2, "m1");
+    DeliveryLedger.Report r = ledger.report();
+    assertThat(r).isEqualTo(new DeliveryLedger.Report(1, 1, 0, 3, 5, 2, 1, 0, 1));
+  }
+
+  @Test
   void badRecordsAreRefused() {
     assertThatThrownBy(() -> ledger.written("m1", "nope")).hasMessageContaining("unknown room");
     ledger.written("m1", "a");

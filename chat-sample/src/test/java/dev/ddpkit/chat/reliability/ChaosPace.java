@@ -24,9 +24,14 @@ import java.util.Properties;
  *     chaos.backoffMax}; default 2 s)
  * @param settle how long the set-up and the settling at the end may take each ({@code
  *     chaos.settle}; default 60 s)
+ * @param dedupWindow the message ids per room each client remembers to drop duplicates ({@code
+ *     chaos.dedupWindow}; default 10,000, the client's own); a long run sets it low enough to fill
+ *     early, so the heap it samples can level off, and the ledger still catches any duplicate a
+ *     too-small window lets through
  */
 record ChaosPace(Duration writeEvery, Duration heartbeat, Duration serverHeartbeat,
-    int acceptRate, Duration connectTimeout, Duration backoffMax, Duration settle) {
+    int acceptRate, Duration connectTimeout, Duration backoffMax, Duration settle,
+    int dedupWindow) {
   /** How often the writer looks at every client and lets each write with some chance. */
   static final Duration WRITE_TICK = Duration.ofMillis(200);
 
@@ -37,6 +42,9 @@ record ChaosPace(Duration writeEvery, Duration heartbeat, Duration serverHeartbe
     atLeast("chaos.connectTimeout", connectTimeout, Duration.ofMillis(100));
     atLeast("chaos.backoffMax", backoffMax, Duration.ofMillis(100));
     atLeast("chaos.settle", settle, Duration.ofSeconds(1));
+    if (dedupWindow < 1) {
+      throw new IllegalArgumentException("chaos.dedupWindow must be at least 1: " + dedupWindow);
+    }
     if (acceptRate < 1) {
       throw new IllegalArgumentException("chaos.acceptRate must be at least 1: " + acceptRate);
     }
@@ -51,7 +59,8 @@ record ChaosPace(Duration writeEvery, Duration heartbeat, Duration serverHeartbe
         Integer.parseInt(p.getProperty("chaos.acceptRate", "100")),
         duration(p, "chaos.connectTimeout", "2s"),
         duration(p, "chaos.backoffMax", "2s"),
-        duration(p, "chaos.settle", "60s"));
+        duration(p, "chaos.settle", "60s"),
+        Integer.parseInt(p.getProperty("chaos.dedupWindow", "10000")));
   }
 
   /** The chance that a client writes at one tick of the writer. */

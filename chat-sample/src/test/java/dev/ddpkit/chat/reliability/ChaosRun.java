@@ -86,7 +86,7 @@ final class ChaosRun implements AutoCloseable {
   private final AtomicLong serverRejected = new AtomicLong();
   private final AtomicLong serverHeartbeatTimeouts = new AtomicLong();
   private final CountDownLatch windowOver = new CountDownLatch(2); // duration elapsed, outages done
-  private final ResourceSamples resources = new ResourceSamples();
+  private final ResourceSamples resources = new ResourceSamples(this::connectedClients);
   private final ScheduledExecutorService chaos;
   private final ScheduledExecutorService writer;
   /** The heap and thread samples, on a thread of their own: an outage may hold a driver thread. */
@@ -161,6 +161,10 @@ final class ChaosRun implements AutoCloseable {
     sampleResources(windowStart);
     ChaosReport report = report(window, settled, settleSeconds);
     report.lines().forEach(out::println);
+    if (settings.duration().compareTo(Duration.ofMinutes(10)) >= 0) {
+      // What the heap holds at the end, for a long run's heap series to be read against.
+      ResourceSamples.histogram(25).forEach(out::println);
+    }
     out.flush();
     return report;
   }
@@ -215,6 +219,7 @@ final class ChaosRun implements AutoCloseable {
         .heartbeatTimeout(pace.heartbeatTimeout())
         .connectTimeout(pace.connectTimeout())
         .resendDelay(Duration.ofMillis(200))
+        .dedupWindow(pace.dedupWindow())
         .listener(probe)
         .name(THREAD_PREFIX + "c" + i)
         .build();
@@ -508,7 +513,7 @@ final class ChaosRun implements AutoCloseable {
         last.subscriptionsByRoom().equals(expectedSubscriptions()),
         List.copyOf(errors),
         List.copyOf(failures),
-        resources.lines());
+        resources.lines(settings.clients()));
   }
 
   /** One sample of the heap after a full GC and the thread count, printed as it is taken. */
@@ -520,6 +525,15 @@ final class ChaosRun implements AutoCloseable {
     } catch (RuntimeException | Error e) {
       chaosErrors.add(e);
     }
+  }
+
+  /** How many clients are connected now (the resource samples' "all connected" filter). */
+  private int connectedClients() {
+    int n = 0;
+    for (ChatClient c : clients) {
+      n += c.status().state() == ChatStatus.State.CONNECTED ? 1 : 0;
+    }
+    return n;
   }
 
   private void progress() {

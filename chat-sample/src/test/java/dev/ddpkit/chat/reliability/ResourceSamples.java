@@ -1,8 +1,11 @@
 package dev.ddpkit.chat.reliability;
 
 import java.lang.management.ManagementFactory;
+import javax.management.JMException;
+import javax.management.ObjectName;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
@@ -12,29 +15,46 @@ import java.util.function.ToDoubleFunction;
  * per hour, for the chaos report.
  */
 final class ResourceSamples {
-  /** One sample: minutes since the start, heap used after a full GC (bytes), live threads. */
-  record Sample(double minutes, long heapBytes, int threads) {}
+  /**
+   * One sample: minutes since the start, heap used after a full GC (bytes), live threads, and how
+   * many clients were connected then (-1: not known).
+   */
+  record Sample(double minutes, long heapBytes, int threads, int connected) {
+    Sample(double minutes, long heapBytes, int threads) {
+      this(minutes, heapBytes, threads, -1);
+    }
+  }
 
   private final List<Sample> samples = new ArrayList<>();
   private final LongSupplier heapAfterGc;
   private final LongSupplier threads;
+  private final IntSupplier connected;
 
-  /** Samples this JVM: {@code MemoryMXBean.gc()} then the heap used, and the thread count. */
-  ResourceSamples() {
+  /**
+   * Samples this JVM: {@code MemoryMXBean.gc()} then the heap used, and the thread count; {@code
+   * connected} counts the clients connected at the time.
+   */
+  ResourceSamples(IntSupplier connected) {
     this(() -> {
       ManagementFactory.getMemoryMXBean().gc();
       return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-    }, () -> ManagementFactory.getThreadMXBean().getThreadCount());
+    }, () -> ManagementFactory.getThreadMXBean().getThreadCount(), connected);
   }
 
   ResourceSamples(LongSupplier heapAfterGc, LongSupplier threads) {
+    this(heapAfterGc, threads, () -> -1);
+  }
+
+  ResourceSamples(LongSupplier heapAfterGc, LongSupplier threads, IntSupplier connected) {
     this.heapAfterGc = heapAfterGc;
     this.threads = threads;
+    this.connected = connected;
   }
 
   /** Takes one sample at {@code minutes} into the run and returns it. */
   synchronized Sample sample(double minutes) {
-    Sample s = new Sample(minutes, heapAfterGc.getAsLong(), (int) threads.getAsLong());
+    int up = connected.getAsInt();
+    Sample s = new Sample(minutes, heapAfterGc.getAsLong(), (int) threads.getAsLong(), up);
     samples.add(s);
     return s;
   }
@@ -83,6 +103,47 @@ final class ResourceSamples {
         series.size(), thr));
     out.add(String.format("  slope                   %+.1f threads/h",
         slopePerHour(series, Sample::threads)));
+    return out;
+  }
+
+  /**
+   * The first {@code top} rows of this JVM's class histogram of live objects (a full GC first), as
+   * {@code jcmd GC.class_histogram} prints them; one line saying why if it cannot be had.
+   */
+  static List<String> histogram(int top) {
+    try {
+      Object text = ManagementFactory.getPlatformMBeanServer().invoke(
+          new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+          new Object[] {new String[0]}, new String[] {String[].class.getName()});
+      List<String> rows = String.valueOf(text).lines().limit(top + 3L).toList();
+      List<String> out = new ArrayList<>();
+      out.add("live objects at the end (class histogram, first " + top + " rows):");
+      rows.forEach(r -> out.add("  " + r));
+      return out;
+    } catch (JMException | RuntimeException e) {
+      return List.of("live objects at the end: no class histogram (" + e + ")");
+    }
+  }
+
+  /**
+   * {@link #lines()}, then the slopes where a leak is not hidden by the run's own phases: over the
+   * samples taken while all {@code clients} were connected (an outage closes sockets, and their
+   * threads, for a while), and over the second half of the run (the first half also fills caches
+   * up to their bounds, such as each client's window of recent message ids).
+   */
+  List<String> lines(int clients) {
+    List<String> out = lines();
+    List<Sample> series = samples();
+    List<Sample> steady = series.stream().filter(s -> s.connected() == clients).toList();
+    out.add(String.format("  slope, the %d of %d samples with all %d clients connected:"
+            + " %+.2f MiB/h, %+.1f threads/h", steady.size(), series.size(), clients,
+        slopePerHour(steady, s -> s.heapBytes() / 1048576.0),
+        slopePerHour(steady, Sample::threads)));
+    double half = series.isEmpty() ? 0 : series.get(series.size() - 1).minutes() / 2;
+    List<Sample> late = series.stream().filter(s -> s.minutes() >= half).toList();
+    out.add(String.format("  slope, the %d samples from minute %.1f on: %+.2f MiB/h,"
+            + " %+.1f threads/h", late.size(), half,
+        slopePerHour(late, s -> s.heapBytes() / 1048576.0), slopePerHour(late, Sample::threads)));
     return out;
   }
 }
