@@ -124,8 +124,14 @@ public final class RealHerd {
       } else {
         server.kill();
         current[0] = null;
-        sleepUntil(t0 + config.downtime().toMillis());
+        if (!config.warmUp()) {
+          sleepUntil(t0 + config.downtime().toMillis());
+        }
       }
+      // Warming up, the new server listens at once and is ready at D: it books every dial meanwhile.
+      long warmUpMs = config.warmUp()
+          ? Math.max(0, t0 + config.downtime().toMillis() - startupMs - System.currentTimeMillis())
+          : 0;
       ChatServer restarted =
           ChatServer.builder()
               .port(port)
@@ -133,6 +139,7 @@ public final class RealHerd {
               .acceptRate(config.capacity())
               .acceptBurst(config.burst())
               .retryAfterHints(config.hints())
+              .warmUp(Duration.ofMillis(warmUpMs))
               .connectionListener(serverEvents)
               .build();
       restarted.start();

@@ -26,14 +26,15 @@ public final class RealHerdCommand {
       String.join(
           "\n",
           "usage: herd --real [--clients N] [--capacity N] [--downtime-ms N] [--policy P,P,...]",
-          "                   [--hints [on|off|both]] [--planned] [--cap-ms N] [--bucket-ms N]",
-          "                   [--seed N] [--svg PREFIX] [--json]",
+          "                   [--hints [on|off|both]] [--planned] [--warm-up] [--cap-ms N]",
+          "                   [--bucket-ms N] [--seed N] [--svg PREFIX] [--json]",
           "  --clients N       ChatClients in this JVM, logged in and subscribed (default 1000)",
           "  --capacity N      accepts per second after the restart, token bucket (default 200)",
           "  --downtime-ms N   the server is killed at t=0 and restarted after this (default 3000)",
           "  --policy LIST     of: " + HerdPolicy.names() + " (default fixed,rfc,full-jitter)",
           HerdFlags.HINTS_USAGE,
           HerdFlags.PLANNED_USAGE,
+          HerdFlags.WARM_UP_USAGE,
           "  --cap-ms N        stop watching a wave after this; report it incomplete (default 120000)",
           "  --bucket-ms N     histogram bucket of the chart (default 500)",
           "  --seed N          seed of the clients' backoff samples (default 42)",
@@ -69,7 +70,9 @@ public final class RealHerdCommand {
             + " an empty token bucket (1013 beyond). Limit D + N/C = %s. %d cores, max heap %d"
             + " MiB.%n",
         base.clients(),
-        base.planned() ? "restarted as planned (1012 with each client's appointment)" : "killed",
+        base.planned() ? "restarted as planned (1012 with each client's appointment)"
+            : base.warmUp() ? "killed and started again at once, warming up (1013 to every dial),"
+            : "killed",
         base.downtime().toMillis(), base.capacity(),
         RealHerdReport.seconds(base.limitMillis()), Runtime.getRuntime().availableProcessors(),
         Runtime.getRuntime().maxMemory() >> 20);
@@ -134,7 +137,8 @@ public final class RealHerdCommand {
         "java -jar chat-sample/target/ddpkit.jar herd --real --clients %d --capacity %d"
             + " --downtime-ms %d --policy %s --hints %s%s --cap-ms %d --bucket-ms %d --seed %d",
         c.clients(), c.capacity(), c.downtime().toMillis(), c.policy().cliName(),
-        c.hints() ? "on" : "off", c.planned() ? " --planned" : "", c.horizon().toMillis(),
+        c.hints() ? "on" : "off",
+        (c.planned() ? " --planned" : "") + (c.warmUp() ? " --warm-up" : ""), c.horizon().toMillis(),
         c.bucket().toMillis(), c.seed());
   }
 
@@ -170,6 +174,7 @@ public final class RealHerdCommand {
           case "--policy", "--policies" -> o.policies = HerdPolicy.listFromNames(c.value());
           case "--hints" -> o.hintModes = HerdFlags.hints(c);
           case "--planned" -> o.config.planned(HerdFlags.planned(c));
+          case "--warm-up" -> o.config.warmUp(HerdFlags.warmUp(c));
           case "--svg" -> {
             o.svg = c.value();
             if (o.svg.isBlank()) {

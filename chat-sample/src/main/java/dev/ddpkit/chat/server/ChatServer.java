@@ -545,6 +545,7 @@ public final class ChatServer implements AutoCloseable {
     int acceptRate = 0;
     int acceptBurst = 0;
     boolean retryAfterHints = true;
+    Duration warmUp = Duration.ZERO;
     Duration heartbeatInterval = Duration.ofSeconds(25);
     Duration heartbeatTimeout = Duration.ofSeconds(15);
     Duration drainPeriod = Duration.ofSeconds(5);
@@ -612,6 +613,24 @@ public final class ChatServer implements AutoCloseable {
         throw new IllegalArgumentException("acceptBurst must be >= 0: " + burst);
       }
       this.acceptBurst = burst;
+      return this;
+    }
+
+    /**
+     * How long after it starts the server admits nobody (default zero): it listens while it is
+     * still getting ready, and turns every connection away with 1013 and its appointment, a slot
+     * after the warm-up at the accept rate (the {@link
+     * dev.ddpkit.reconnect.admission.Admission.Builder#warmUp warm-up} of its admission). A
+     * restart that binds the port at once and warms up for D books every client that dials
+     * meanwhile, instead of refusing it and leaving it to sleep on its own backoff curve. Needs an
+     * {@linkplain #acceptRate accept rate}; at most one day.
+     */
+    public Builder warmUp(Duration warmUp) {
+      Objects.requireNonNull(warmUp, "warmUp");
+      if (warmUp.isNegative() || warmUp.compareTo(Duration.ofDays(1)) > 0) {
+        throw new IllegalArgumentException("warmUp must be in 0..1 day: " + warmUp);
+      }
+      this.warmUp = warmUp;
       return this;
     }
 
@@ -747,6 +766,10 @@ public final class ChatServer implements AutoCloseable {
       if (dataDir == null) {
         throw new IllegalStateException("dataDir is required");
       }
+      if (!warmUp.isZero() && acceptRate == 0) {
+        throw new IllegalStateException(
+            "warmUp needs an acceptRate: the appointments after it are booked at that rate");
+      }
       return new ChatServer(this);
     }
 
@@ -758,6 +781,7 @@ public final class ChatServer implements AutoCloseable {
       b.acceptRate = acceptRate;
       b.acceptBurst = acceptBurst;
       b.retryAfterHints = retryAfterHints;
+      b.warmUp = warmUp;
       b.heartbeatInterval = heartbeatInterval;
       b.heartbeatTimeout = heartbeatTimeout;
       b.drainPeriod = drainPeriod;

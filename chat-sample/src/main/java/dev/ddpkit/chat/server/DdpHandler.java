@@ -107,6 +107,7 @@ final class DdpHandler {
         .capacity(cfg.acceptRate)
         .burst(cfg.acceptBurst == 0 ? cfg.acceptRate : cfg.acceptBurst)
         .appointments(cfg.retryAfterHints)
+        .warmUp(cfg.warmUp)
         .ticker(cfg.ticker)
         .build();
     this.limiter = new LoginLimiter(cfg.loginFailures, cfg.loginWindow.toMillis(), 100_000);

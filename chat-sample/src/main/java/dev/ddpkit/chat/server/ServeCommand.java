@@ -9,16 +9,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code serve} command: {@code serve --port 3000 --data DIR [--seed-demo] [--accept-rate N]
- * [--accept-burst N] [--heartbeat-ms N] [--drain-ms N] [--restart-in-ms N]
+ * [--accept-burst N] [--warm-up-ms N] [--heartbeat-ms N] [--drain-ms N] [--restart-in-ms N]
  * [--rate-limits on|off|RULES]}. Starts a {@link ChatServer}, prints its URL, and runs until the
  * JVM is asked to exit (SIGINT or SIGTERM), when a shutdown hook drains it gracefully; with
  * {@code --restart-in-ms N} the drain is a planned restart by appointment ({@link
  * ChatServer#stopForRestart}): every client is told to come back at N ms plus its place in the
- * queue at the accept rate.
+ * queue at the accept rate. With {@code --warm-up-ms N} the server admits nobody for its first N ms
+ * and books every dial a slot after them ({@link ChatServer.Builder#warmUp}).
  */
 public final class ServeCommand {
   private static final String USAGE = "usage: serve --port N --data DIR [--seed-demo]"
-      + " [--accept-rate N] [--accept-burst N] [--heartbeat-ms N] [--drain-ms N]"
+      + " [--accept-rate N] [--accept-burst N] [--warm-up-ms N] [--heartbeat-ms N] [--drain-ms N]"
       + " [--restart-in-ms N]"
       + " [--rate-limits on|off|login=5/10s,method=10/10s,stream=40/10s,send=5/1s]";
 
@@ -67,6 +68,7 @@ public final class ServeCommand {
           case "--seed-demo" -> seed = c.flag();
           case "--accept-rate" -> b.acceptRate(c.intValue());
           case "--accept-burst" -> b.acceptBurst(c.intValue());
+          case "--warm-up-ms" -> b.warmUp(Duration.ofMillis(c.longValue(0, 86_400_000L)));
           case "--restart-in-ms" -> restartIn = Duration.ofMillis(c.longValue(0, Long.MAX_VALUE));
           case "--heartbeat-ms" -> b.heartbeatInterval(Duration.ofMillis(c.longValue()));
           case "--drain-ms" -> b.drainPeriod(Duration.ofMillis(c.longValue()));

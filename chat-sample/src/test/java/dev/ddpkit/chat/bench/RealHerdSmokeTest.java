@@ -80,6 +80,37 @@ class RealHerdSmokeTest {
     assertThat(intOf(json, "dials")).as("about one dial each").isLessThanOrEqualTo(30);
   }
 
+  /**
+   * {@code --warm-up}: the killed server is started again at once and books every dial until it is
+   * ready at D, so no client sleeps on its curve past the queue: all back by
+   * D + N/C plus the spread, with about two dials each (turned away with a slot, admitted in it).
+   */
+  @Test
+  void aServerWarmingUpBooksEveryDialAndEveryoneIsBackByTheLimit(@TempDir Path dir)
+      throws Exception {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status =
+        Main.run(
+            new String[] {"herd", "--real", "--clients", "20", "--capacity", "10",
+                "--downtime-ms", "1000", "--policy", "full-jitter", "--hints", "--warm-up",
+                "--cap-ms", "20000", "--json"},
+            new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    String text = out.toString(StandardCharsets.UTF_8);
+
+    assertThat(status).as("stderr: %s", err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(text).contains("--hints on --warm-up", "warming up");
+    String json = text.lines().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
+    assertThat(intOf(json, "clientsBack")).isEqualTo(20);
+    // Refused only in the moment the new server binds its port: at most one dial per client.
+    assertThat(intOf(json, "refused")).isLessThanOrEqualTo(20);
+    // D + 20/C = 3 s is the earliest the last can be back; warming up, it is there within the
+    // spread and the machine's slack, where full jitter from a dark server takes up to its cap.
+    assertThat(intOf(json, "maxMs")).isBetween(2900L, 6000L);
+    assertThat(intOf(json, "dials")).as("about two dials each").isLessThanOrEqualTo(50);
+  }
+
   private static long intOf(String json, String key) {
     Matcher m = Pattern.compile(String.format(JSON_INT.pattern(), key)).matcher(json);
     assertThat(m.find()).as("%s in %s", key, json).isTrue();

@@ -2,6 +2,7 @@ package dev.ddpkit.chat.server;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ddpkit.chat.server.InProcessServer.FakeConnection;
 import java.nio.file.Path;
@@ -45,6 +46,29 @@ class ServerAdmissionTest {
   private static long hint(FakeConnection c) {
     assertThat(c.closeCode).isEqualTo(1013);
     return DdpHandler.retryAfter(c.closeReason);
+  }
+
+  @Test
+  void warmingUpTheServerAdmitsNobodyAndBooksEachDialASlotAfterTheWarmUp() {
+    start(b -> b.acceptRate(4).warmUp(Duration.ofSeconds(3)));
+    assertThat(hint(server.open())).isEqualTo(3_250);
+    advance(1_000);
+    assertThat(hint(server.open())).isEqualTo(2_500);
+    advance(2_250); // 3.25 s: the first booked client is back in its slot
+    assertThat(server.open().closeCode).as("back in its slot: admitted").isZero();
+    assertThat(hint(server.open())).as("a newcomer: the slot after the booked one")
+        .isEqualTo(500);
+    assertThat(server.counters.connectionsOpened.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aWarmUpWithoutAnAcceptRateIsRefused() {
+    assertThatThrownBy(() -> ChatServer.builder().dataDir(dir).warmUp(Duration.ofSeconds(1)).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("acceptRate");
+    assertThatThrownBy(() -> ChatServer.builder().warmUp(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("warmUp");
   }
 
   @Test

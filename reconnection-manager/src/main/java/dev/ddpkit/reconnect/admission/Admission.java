@@ -37,6 +37,13 @@ import java.util.function.LongSupplier;
  * bucket empty, that is {@code capacity * W} plus the due slots whose clients are still on their
  * way (a client late by u claims a token that came due u earlier).
  *
+ * <p><b>Warming up.</b> A server that listens before it can serve (a process restarted at once
+ * that still has to load, or a front that stays up while the servers behind it restart) is built
+ * with {@link Builder#warmUp(Duration)}: until the warm-up is over nobody is admitted, and every
+ * dial is given a slot after it, in order, at C/s. So the clients that dial while it is starting
+ * are all booked by the time it is ready, and none of them is left sleeping on its own backoff
+ * curve past the moment the queue runs dry.
+ *
  * <p>With {@linkplain Builder#appointments(boolean) appointments off} it is the plain token bucket:
  * a rejection reserves nothing (for a server that sends no hint, so that nobody would come back in
  * the slot).
@@ -75,8 +82,8 @@ public final class Admission {
     this.claimNanos = b.claimWindow.toNanos();
     this.appointments = b.appointments;
     this.ticker = b.ticker;
-    this.asOf = ticker.read();
-    this.lastNow = asOf;
+    this.lastNow = ticker.read();
+    this.asOf = lastNow + b.warmUp.toNanos(); // accrual starts when the warm-up is over
   }
 
   /** Returns a builder; {@link Builder#capacity(int)} must be set. */
@@ -261,6 +268,7 @@ public final class Admission {
     private int burst; // 0: same as capacity
     private Duration claimWindow = DEFAULT_CLAIM_WINDOW;
     private boolean appointments = true;
+    private Duration warmUp = Duration.ZERO;
     private Ticker ticker = Ticker.systemTicker();
 
     private Builder() {}
@@ -308,8 +316,23 @@ public final class Admission {
     }
 
     /**
+     * Sets how long after it is built the admission admits nobody (default zero): a server that
+     * listens while it is still starting. Every dial before then is rejected with a slot after it,
+     * in order at C/s (reserved, with appointments on), and the bucket starts filling, empty, when
+     * the warm-up is over. At most one day.
+     */
+    public Builder warmUp(Duration warmUp) {
+      Objects.requireNonNull(warmUp, "warmUp");
+      if (warmUp.isNegative() || warmUp.compareTo(Duration.ofDays(1)) > 0) {
+        throw new IllegalArgumentException("warmUp must be in 0..1 day: " + warmUp);
+      }
+      this.warmUp = warmUp;
+      return this;
+    }
+
+    /**
      * Sets the source of time (default {@link Ticker#systemTicker()}); the bucket starts empty
-     * at build.
+     * at build (or when the {@linkplain #warmUp warm-up} is over).
      */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
@@ -326,7 +349,7 @@ public final class Admission {
     }
 
     /**
-     * Returns the admission, its bucket empty from now on.
+     * Returns the admission, its bucket empty from now on (or from the end of the warm-up).
      *
      * @throws IllegalStateException if the capacity is not set
      */

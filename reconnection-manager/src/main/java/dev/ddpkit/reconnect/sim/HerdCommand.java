@@ -25,9 +25,11 @@ public final class HerdCommand {
       String.join(
           "\n",
           "usage: herd [--clients N] [--capacity N] [--downtime-ms N] [--policy P,P,...]",
-          "            [--hints [on|off|both]] [--planned] [--sweep] [--json] [--svg FILE]",
+          "            [--hints [on|off|both]] [--planned] [--warm-up] [--sweep] [--json]",
+          "            [--svg FILE]",
           "            [--seed N] [--bucket-ms N] [--horizon-ms N] [--burst N] [--latency-ms N]",
-          "       herd --real ...   the same scenario on real sockets (same --hints, --planned)",
+          "       herd --real ...   the same scenario on real sockets (same --hints, --planned,",
+          "                         --warm-up)",
           "  --clients N       clients dropped at t=0 (default 10000)",
           "  --capacity N      connections the server admits per second once up (default 500)",
           "  --downtime-ms N   how long the server refuses every dial (default 5000)",
@@ -35,6 +37,7 @@ public final class HerdCommand {
           "                    (default fixed,rfc,full-jitter)",
           HerdFlags.HINTS_USAGE,
           HerdFlags.PLANNED_USAGE,
+          HerdFlags.WARM_UP_USAGE,
           "  --sweep           run the presets over a grid of base and cap instead of --policy,",
           "                    print the Pareto front (time to all back, peak/C, dials/client)",
           "                    and the RFC curve's place; --svg draws the front",
@@ -178,6 +181,7 @@ public final class HerdCommand {
           case "--help", "-h" -> o.help = true;
           case "--hints" -> o.hintModes = HerdFlags.hints(c);
           case "--planned" -> b.planned(HerdFlags.planned(c));
+          case "--warm-up" -> b.warmUp(HerdFlags.warmUp(c));
           case "--sweep" -> o.sweep = c.flag();
           case "--json" -> o.json = c.flag();
           case "--timing" -> o.timing = c.flag();

@@ -22,6 +22,9 @@ import java.util.Objects;
  * @param planned whether the drop is a planned restart: every connection is closed with 1012 and
  *     its own appointment, the downtime plus its place in the queue at C/s (else the connections
  *     are cut, 1006, with no word)
+ * @param warmUp whether the server listens through the downtime, warming up: every dial before it
+ *     is ready is turned away with 1013 (and, with hints, an appointment after the downtime)
+ *     instead of being refused (1006); see {@code Admission.Builder#warmUp}
  * @param seed the master seed; each client gets its own stream split from it
  * @param bucket the width of one histogram bucket, a whole number of milliseconds
  * @param horizon the virtual time after the drop at which the run stops even if clients are still
@@ -36,6 +39,7 @@ public record HerdConfig(
     HerdPolicy policy,
     boolean hints,
     boolean planned,
+    boolean warmUp,
     long seed,
     Duration bucket,
     Duration horizon) {
@@ -73,6 +77,7 @@ public record HerdConfig(
     b.policy = policy;
     b.hints = hints;
     b.planned = planned;
+    b.warmUp = warmUp;
     b.seed = seed;
     b.bucket = bucket;
     b.horizon = horizon;
@@ -124,6 +129,7 @@ public record HerdConfig(
     private HerdPolicy policy = HerdPolicy.FULL_JITTER;
     private boolean hints;
     private boolean planned;
+    private boolean warmUp;
     private long seed = 42;
     private Duration bucket = Duration.ofSeconds(1);
     private Duration horizon = Duration.ofHours(1);
@@ -186,6 +192,15 @@ public record HerdConfig(
       return this;
     }
 
+    /**
+     * Sets whether the server listens through the downtime and turns every dial away with 1013
+     * until it is ready (default false: nothing listens, dials are refused).
+     */
+    public Builder warmUp(boolean warmUp) {
+      this.warmUp = warmUp;
+      return this;
+    }
+
     /** Sets the master seed (default 42). */
     public Builder seed(long seed) {
       this.seed = seed;
@@ -214,7 +229,7 @@ public record HerdConfig(
     public HerdConfig build() {
       return new HerdConfig(
           clients, capacity, burst == 0 ? capacity : burst, downtime, latency, policy, hints,
-          planned, seed, bucket, horizon);
+          planned, warmUp, seed, bucket, horizon);
     }
   }
 }

@@ -13,7 +13,10 @@ import java.util.Locale;
  *       reserved); {@code --hints on|off|both} picks explicitly, {@code both} runs every policy
  *       without and then with hints;
  *   <li>{@code --planned}: the outage is a planned restart: every connection is closed with 1012
- *       and its own appointment, the downtime plus its place in the queue at C/s.
+ *       and its own appointment, the downtime plus its place in the queue at C/s;
+ *   <li>{@code --warm-up}: the server listens through the downtime (a process restarted at once
+ *       that still loads, or a front that stays up) and turns every dial away with 1013 until it
+ *       is ready, with hints booking each a slot after the downtime.
  * </ul>
  *
  * <p>A command keeps its own {@code switch} and hands these options here: {@code case "--hints"
@@ -28,6 +31,11 @@ public final class HerdFlags {
   public static final String PLANNED_USAGE =
       "  --planned         a planned restart: each connection closed with 1012 and its own\n"
           + "                    appointment, D + its place in the queue at C/s";
+
+  /** The usage line of {@code --warm-up}, the same in both commands. */
+  public static final String WARM_UP_USAGE =
+      "  --warm-up         the server listens through the downtime and turns every dial away\n"
+          + "                    with 1013 until it is ready (with --hints: a slot after it)";
 
   private HerdFlags() {}
 
@@ -49,6 +57,11 @@ public final class HerdFlags {
 
   /** Reads {@code --planned}, a flag ({@code --planned=x} fails). */
   public static boolean planned(CommandLine c) {
+    return c.flag();
+  }
+
+  /** Reads {@code --warm-up}, a flag ({@code --warm-up=x} fails). */
+  public static boolean warmUp(CommandLine c) {
     return c.flag();
   }
 

@@ -208,6 +208,9 @@ public final class HerdReport {
       // Only when set, so that the figures of a drop stay byte-identical to before the mode.
       field(sb, "planned", true);
     }
+    if (c.warmUp()) {
+      field(sb, "warmUp", true); // the same
+    }
     if (c.hints() || c.planned()) {
       // The figures of the hint protocol; absent without it, for the same reason.
       field(sb, "answeredPerClient", String.format(Locale.ROOT, "%.3f", r.answeredPerClient()));
@@ -281,9 +284,11 @@ public final class HerdReport {
   static String scenarioLine(HerdConfig c) {
     return String.format(
         Locale.ROOT,
-        "Herd: %d clients %s at t=0; server down %s, then admits %d/s (token bucket, burst %d,"
+        "Herd: %d clients %s at t=0; server %s %s, then admits %d/s (token bucket, burst %d,"
             + " empty when it comes back), 1013 beyond that; hints %s; seed %d.",
-        c.clients(), dropWords(c), seconds(c.downtime().toMillis()), c.capacity(), c.burst(),
+        c.clients(), dropWords(c),
+        c.warmUp() ? "listening but warming up (1013 to every dial) for" : "down",
+        seconds(c.downtime().toMillis()), c.capacity(), c.burst(),
         c.hints() ? "on" : "off", c.seed());
   }
 

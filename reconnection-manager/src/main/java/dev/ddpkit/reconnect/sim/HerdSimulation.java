@@ -61,7 +61,8 @@ public final class HerdSimulation {
     this.config = config;
     this.server =
         new ModelServer(
-            config.downtime().toNanos(), config.capacity(), config.burst(), config.hints());
+            config.downtime().toNanos(), config.capacity(), config.burst(), config.hints(),
+            config.warmUp());
     int n = config.clients();
     this.managers = new ReconnectionManager[n];
     this.attempts = new Attempt[n];

@@ -85,12 +85,12 @@ public final class HerdSweepReport {
         Locale.ROOT,
         "{\"curve\":\"%s\",\"family\":\"%s\",\"baseMs\":%d,\"capMs\":%s,\"allBackMs\":%s,"
             + "\"limitMs\":%d,\"peakPerC\":%.3f,\"dialsPerClient\":%.3f,\"clients\":%d,"
-            + "\"capacity\":%d,\"downtimeMs\":%d,\"hints\":%b,\"planned\":%b,\"front\":%b}",
+            + "\"capacity\":%d,\"downtimeMs\":%d,\"hints\":%b,\"planned\":%b,%s\"front\":%b}",
         c.label(), c.family(), c.base().toMillis(),
         c.cap() == null ? "null" : Long.toString(c.cap().toMillis()),
         p.result().complete() ? Long.toString(p.allBackMs()) : "null", s.limitMillis(),
         p.peakPerC(), p.dialsPerClient(), s.clients(), s.capacity(), s.downtime().toMillis(),
-        s.hints(), s.planned(), onFront);
+        s.hints(), s.planned(), s.warmUp() ? "\"warmUp\":true," : "", onFront);
   }
 
   /** Returns the SVG scatter of the sweep, the front joined by a line, the RFC curve ringed. */

@@ -65,7 +65,8 @@ final class HerdSweepSvg {
         String.format(Locale.ROOT,
             "Which curve? %,d clients, server down %s, admits %,d/s, hints %s%s",
             c.clients(), HerdReport.seconds(c.downtime().toMillis()), c.capacity(),
-            c.hints() ? "on" : "off", c.planned() ? ", planned restart" : ""));
+            c.hints() ? "on" : "off",
+            (c.planned() ? ", planned restart" : "") + (c.warmUp() ? ", warming up" : "")));
     out.text(LEFT, 52, 13, "start", MUTED, "",
         String.format(Locale.ROOT,
             "%d curves; the %d on the Pareto front (blue, joined) are beaten by no other on time to"

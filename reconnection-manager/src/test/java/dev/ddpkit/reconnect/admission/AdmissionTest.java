@@ -312,6 +312,37 @@ class AdmissionTest {
   }
 
   @Test
+  void warmingUpItAdmitsNobodyAndBooksEveryDialASlotAfterTheWarmUpInOrder() {
+    now = 0;
+    Admission a = at500().warmUp(Duration.ofSeconds(5)).build();
+    // Dials during the warm-up: each booked 2 ms after the previous one, from 5 s on.
+    assertThat(at(0, a)).isEqualTo(rejected(5_002));
+    assertThat(at(1_000, a)).isEqualTo(rejected(4_004));
+    assertThat(at(4_999, a)).isEqualTo(rejected(7));
+    assertThat(a.reservations()).isEqualTo(3);
+    // A dial at 5 s finds no free token: the bucket starts filling, empty, only now.
+    assertThat(at(5_000, a)).isEqualTo(rejected(8));
+    // The booked clients come back on their slots and are admitted there.
+    assertThat(at(5_002, a)).isEqualTo(CLAIMED);
+    assertThat(at(5_004, a)).isEqualTo(CLAIMED);
+    assertThat(at(5_006, a)).isEqualTo(CLAIMED);
+    assertThat(at(5_008, a)).isEqualTo(CLAIMED);
+    assertThat(a.reservations()).isZero();
+    // Idle for a second, it then admits its burst on free tokens.
+    assertThat(at(6_100, a)).isEqualTo(ADMITTED);
+  }
+
+  @Test
+  void warmingUpWithoutAppointmentsItStillAdmitsNobodyUntilItIsReady() {
+    now = 0;
+    Admission a = at500().appointments(false).warmUp(Duration.ofMillis(100)).build();
+    assertThat(at(0, a)).isEqualTo(rejected(102));
+    assertThat(at(50, a)).isEqualTo(rejected(52)); // the same token named again: nothing reserved
+    assertThat(at(102, a)).isEqualTo(ADMITTED);
+    assertThat(at(102, a)).isEqualTo(rejected(2));
+  }
+
+  @Test
   void aPlannedRestartGivesEachPlaceItsOwnSlotAfterTheDowntime() {
     Admission a = at500().build();
 
@@ -356,6 +387,12 @@ class AdmissionTest {
     assertThatThrownBy(() -> Admission.builder().claimWindow(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("claimWindow");
+    assertThatThrownBy(() -> Admission.builder().warmUp(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("warmUp");
+    assertThatThrownBy(() -> Admission.builder().warmUp(Duration.ofDays(2)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("1 day");
     assertThatThrownBy(() -> Admission.builder().build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("capacity");

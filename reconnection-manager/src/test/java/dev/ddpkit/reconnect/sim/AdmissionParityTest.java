@@ -42,7 +42,7 @@ class AdmissionParityTest {
 
   private void run(boolean hints, List<String> model, List<String> server) {
     int capacity = 200;
-    ModelServer modelServer = new ModelServer(DOWN_MS * MS, capacity, capacity, hints);
+    ModelServer modelServer = new ModelServer(DOWN_MS * MS, capacity, capacity, hints, false);
     Admission chatServer = null; // built when the server comes up, as ChatServer's is
     SplittableRandom random = new SplittableRandom(3);
     PriorityQueue<long[]> arrivals =

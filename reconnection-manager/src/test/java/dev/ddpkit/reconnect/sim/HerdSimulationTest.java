@@ -215,4 +215,29 @@ class HerdSimulationTest {
     assertThat(cut.refused()).isPositive();
     assertThat(cut.dials()).isGreaterThan(2_000);
   }
+
+  @Test
+  void aServerWarmingUpBooksEveryDialOfTheOutageAndFullJitterKeepsNoTail() {
+    HerdConfig dark =
+        HerdConfig.builder()
+            .clients(2_000)
+            .capacity(500)
+            .downtime(Duration.ofSeconds(5))
+            .policy(HerdPolicy.FULL_JITTER)
+            .hints(true)
+            .build();
+    HerdResult warm = HerdSimulation.run(dark.toBuilder().warmUp(true).build());
+    HerdResult cut = HerdSimulation.run(dark);
+
+    assertThat(warm.complete()).isTrue();
+    // Listening, the server refuses nobody: each client's first dial is turned away with a slot
+    // after the downtime, and it is admitted there (a dial or two more if its slot was taken).
+    assertThat(warm.refused()).isZero();
+    assertThat(warm.dials()).isLessThanOrEqualTo(2_100 * 2);
+    // All back within the spread after D + N/C = 9 s, where a dark server leaves a tail of
+    // clients sleeping on their own curve.
+    assertThat(warm.maxMs().orElseThrow()).isBetween(9_000L, 9_000L + 450);
+    assertThat(cut.refused()).isPositive();
+    assertThat(cut.maxMs().orElseThrow()).isGreaterThan(9_000L + 2_000);
+  }
 }

@@ -16,7 +16,7 @@ class ModelServerTest {
 
   @Test
   void refusesWhileDownThenStartsWithAnEmptyBucket() {
-    ModelServer server = new ModelServer(5_000 * MS, 500, 500, /* hints= */ false);
+    ModelServer server = new ModelServer(5_000 * MS, 500, 500, /* hints= */ false, false);
 
     assertThat(server.down(0)).isTrue();
     assertThat(server.down(4_999 * MS)).isTrue();
@@ -30,8 +30,20 @@ class ModelServerTest {
   }
 
   @Test
+  void warmingUpItListensThroughTheDowntimeAndBooksEachDialASlotAfterIt() {
+    ModelServer server = new ModelServer(5_000 * MS, 500, 500, /* hints= */ true, true);
+
+    assertThat(server.down(0)).isFalse();
+    assertThat(server.admit(0)).isEqualTo(new Verdict(Outcome.REJECTED, 5_002));
+    assertThat(server.admit(4_000 * MS)).isEqualTo(new Verdict(Outcome.REJECTED, 1_004));
+    assertThat(outcome(server, 5_002 * MS)).isEqualTo(Outcome.CLAIMED);
+    assertThat(outcome(server, 5_004 * MS)).isEqualTo(Outcome.CLAIMED);
+    assertThat(outcome(server, 5_004 * MS)).isEqualTo(Outcome.REJECTED);
+  }
+
+  @Test
   void admitsAtMostTheBurstAfterAnIdleSpellAndThenTheRate() {
-    ModelServer server = new ModelServer(0, 100, 10, /* hints= */ false);
+    ModelServer server = new ModelServer(0, 100, 10, /* hints= */ false, false);
     server.admit(0); // starts the bucket
 
     int accepted = 0;
@@ -48,7 +60,7 @@ class ModelServerTest {
 
   @Test
   void hintsSpreadTheBacklogAtTheCapacityAndKeepTheSlots() {
-    ModelServer server = new ModelServer(0, 500, 500, /* hints= */ true);
+    ModelServer server = new ModelServer(0, 500, 500, /* hints= */ true, false);
 
     // The k-th client rejected into the backlog is told k/C seconds: 2 ms apart at 500/s.
     assertThat(server.admit(0)).isEqualTo(new Verdict(Outcome.REJECTED, 2));
@@ -69,7 +81,7 @@ class ModelServerTest {
 
   @Test
   void aPlannedRestartGivesEachConnectionTheDowntimePlusItsPlaceAtC() {
-    ModelServer server = new ModelServer(5_000 * MS, 500, 500, /* hints= */ false);
+    ModelServer server = new ModelServer(5_000 * MS, 500, 500, /* hints= */ false, false);
 
     assertThat(server.restartAppointment(1).retryAfterMillis()).isEqualTo(5_002);
     assertThat(server.restartAppointment(10_000).closeReason("service restart"))
