@@ -11,6 +11,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -77,7 +78,7 @@ final class Demo {
         o.clients, o.rooms, o.acceptRate, o.downMs / 1000.0);
     say("clients reconnect with %s, stable after 2 s; server 1013s carry retry-after hints",
         backoff);
-    server = newServer(0);
+    server = newServer(0, Duration.ZERO);
     long startupNanos = System.nanoTime();
     server.start();
     startupNanos = System.nanoTime() - startupNanos;
@@ -140,26 +141,39 @@ final class Demo {
           + " writing", elapsed(), ledger.writtenCount());
     }
     server = null;
-    sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(upAt - System.nanoTime())));
-    server = newServer(port);
-    server.start();
+    long readyAt;
+    if (kind == RestartPhase.Kind.WARM) {
+      // Listening at once, ready at D: warm for D less its own start-up time.
+      long warm = Math.max(0, upAt - System.nanoTime() - startupNanos);
+      server = newServer(port, Duration.ofNanos(warm).truncatedTo(ChronoUnit.MILLIS));
+      server.start();
+      readyAt = System.nanoTime() + warm;
+      say("%6.1f s  a new server listens on port %d at once and warms up for %.1f s: every dial"
+          + " until then is turned away with a slot after it", elapsed(), port, warm / 1e9);
+    } else {
+      sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(upAt - System.nanoTime())));
+      server = newServer(port, Duration.ZERO);
+      server.start();
+      readyAt = System.nanoTime();
+    }
     restartAtMillis.set(System.currentTimeMillis());
     restartAtNanos.set(System.nanoTime());
     say("%6.1f s  server restarted on port %d with the same data; %d messages waiting in outboxes",
         elapsed(), port, clients.stream().mapToInt(c -> c.client.outboxSize()).sum());
     await("every client back", Duration.ofSeconds(40),
         () -> clients.stream().allMatch(DemoClient::recovered));
-    double recovered = secondsSince(restartAtNanos.get());
-    say("%6.1f s  all %d clients logged in again, %.1f s after the restart",
-        elapsed(), o.clients, recovered);
-    return new RestartPhase(kind, stopAt, restartAtNanos.get(), recovered, promised);
+    double recovered = secondsSince(readyAt);
+    say("%6.1f s  all %d clients logged in again, %.1f s after the %s", elapsed(), o.clients,
+        recovered, kind == RestartPhase.Kind.WARM ? "server was ready" : "restart");
+    return new RestartPhase(kind, stopAt, readyAt, recovered, promised);
   }
 
-  private ChatServer newServer(int port) {
+  private ChatServer newServer(int port, Duration warmUp) {
     return ChatServer.builder()
         .port(port)
         .dataDir(dataDir)
         .acceptRate(o.acceptRate)
+        .warmUp(o.acceptRate > 0 ? warmUp : Duration.ZERO)
         .drainPeriod(Duration.ofMillis(500))
         .connectionListener(
             new ConnectionListener() {

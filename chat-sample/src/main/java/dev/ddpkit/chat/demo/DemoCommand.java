@@ -14,8 +14,9 @@ public final class DemoCommand {
           + "            [--rate 40] [--before-kill-ms 3000] [--after-restart-ms 3000]"
           + " [--bucket-ms 500] [--seed 1]\n"
           + "            [--backoff rfc|full-jitter]  (default rfc; full-jitter is 200 ms..5 s)\n"
-          + "            [--restart planned|kill|both]  (default both: a planned restart with"
-          + " appointments, then a hard kill)";
+          + "            [--restart planned|kill|warm|both|all]  (default both: a planned restart"
+          + " with appointments, then a hard kill; warm: a hard kill whose next server listens at"
+          + " once and warms up for the downtime; all: the three)";
 
   private DemoCommand() {}
 

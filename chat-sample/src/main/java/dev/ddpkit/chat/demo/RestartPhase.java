@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  *
  * @param kind how the server went away
  * @param stopAtNanos when it went away ({@code System.nanoTime()})
- * @param restartAtNanos when the next server was up
+ * @param restartAtNanos when the next server was up (for {@link Kind#WARM}, ready: its warm-up over)
  * @param allBackSeconds from the restart until every client was logged in again
  * @param plannedAppointments for a planned restart, when each connection was told to come back
  *     (nanoTime); empty for a kill
@@ -31,7 +31,13 @@ record RestartPhase(Kind kind, long stopAtNanos, long restartAtNanos, double all
      */
     PLANNED("planned restart", "stop"),
     /** A crash: every socket cut at once, no close frame, no hint. */
-    KILL("hard kill", "kill");
+    KILL("hard kill", "kill"),
+    /**
+     * The same crash, but the next server listens at once and warms up for D ({@code
+     * ChatServer.Builder.warmUp}): every dial until it is ready is turned away with 1013 and a slot
+     * after it, so nobody is left sleeping on a long backoff.
+     */
+    WARM("hard kill, next server warming up", "kill");
 
     final String title;
     final String event;
@@ -41,17 +47,25 @@ record RestartPhase(Kind kind, long stopAtNanos, long restartAtNanos, double all
       this.event = event;
     }
 
-    /** Parses {@code planned}, {@code kill} or {@code both} into the kinds to run, in order. */
+    /**
+     * Parses {@code planned}, {@code kill}, {@code warm}, {@code both} (planned, kill) or {@code
+     * all} (planned, kill, warm) into the kinds to run, in order.
+     */
     static List<Kind> parse(String text) {
       switch (text) {
         case "planned":
           return List.of(PLANNED);
         case "kill":
           return List.of(KILL);
+        case "warm":
+          return List.of(WARM);
         case "both":
           return List.of(PLANNED, KILL);
+        case "all":
+          return List.of(PLANNED, KILL, WARM);
         default:
-          throw new IllegalArgumentException("--restart must be planned, kill or both: " + text);
+          throw new IllegalArgumentException(
+              "--restart must be planned, kill, warm, both or all: " + text);
       }
     }
   }
@@ -116,6 +130,14 @@ record RestartPhase(Kind kind, long stopAtNanos, long restartAtNanos, double all
       rejected += v;
     }
     List<String> lines = new ArrayList<>();
+    if (kind == Kind.WARM) {
+      long booked = 0;
+      for (long[] a : arrivals) {
+        booked += a[0] >= stopAtNanos && a[0] < restartAtNanos ? a[2] : 0;
+      }
+      lines.add(String.format(Locale.ROOT, "during the warm-up (%.1f s): %d dials turned away with"
+          + " 1013, each given a slot after it", downSeconds(), booked));
+    }
     lines.add(String.format(Locale.ROOT, "reconnect wave after the %s, per %d ms from the restart"
         + " (# accepted, x rejected 1013; due: appointments, clients told to come back then):",
         kind.title, bucketMs));

@@ -29,6 +29,10 @@ class DemoCommandArgsTest {
         .containsExactly(RestartPhase.Kind.KILL);
     assertThat(DemoCommand.Options.parse(new String[] {"--restart", "planned"}).restarts)
         .containsExactly(RestartPhase.Kind.PLANNED);
+    assertThat(DemoCommand.Options.parse(new String[] {"--restart", "warm"}).restarts)
+        .containsExactly(RestartPhase.Kind.WARM);
+    assertThat(DemoCommand.Options.parse(new String[] {"--restart", "all"}).restarts)
+        .containsExactly(RestartPhase.Kind.PLANNED, RestartPhase.Kind.KILL, RestartPhase.Kind.WARM);
   }
 
   @Test
@@ -44,7 +48,7 @@ class DemoCommandArgsTest {
     assertThatThrownBy(() -> DemoCommand.Options.parse(new String[] {"--backoff", "fixed"}))
         .hasMessage("--backoff must be full-jitter or rfc: fixed");
     assertThatThrownBy(() -> DemoCommand.Options.parse(new String[] {"--restart", "crash"}))
-        .hasMessage("--restart must be planned, kill or both: crash");
+        .hasMessage("--restart must be planned, kill, warm, both or all: crash");
     assertThatThrownBy(
             () -> DemoCommand.Options.parse(new String[] {"--clients", "2", "--rooms", "3"}))
         .hasMessage("--rooms must not exceed --clients");
