@@ -284,7 +284,11 @@ public final class ChatClientBuilder {
     return this;
   }
 
-  /** The randomness of every jitter (default: a fresh {@link SplittableRandom}); seed it in tests. */
+  /**
+   * The randomness of every jitter (default: a fresh {@link SplittableRandom}); seed it in tests
+   * and benchmarks. The reconnection manager's backoff draws from a stream split from it at build,
+   * the chat's own retries from the rest.
+   */
   public ChatClientBuilder random(RandomGenerator random) {
     this.random = Objects.requireNonNull(random, "random");
     return this;
@@ -351,6 +355,11 @@ public final class ChatClientBuilder {
     }
     if (transportFactory != null) {
       db.transportFactory(transportFactory);
+    }
+    if (random != null) {
+      // A stream of its own: the manager and the chat session draw independently.
+      SplittableRandom own = new SplittableRandom(random.nextLong());
+      db.jitter(own::nextDouble);
     }
   }
 

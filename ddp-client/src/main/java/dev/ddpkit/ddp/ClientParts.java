@@ -23,14 +23,17 @@ record ClientParts(
   static ClientParts wire(DdpClientBuilder b) {
     String name = b.name != null ? b.name : "ddp-client-" + COUNTER.incrementAndGet();
     Ticker ticker = b.tickerOrDefault();
-    ReconnectionManager manager =
+    ReconnectionManager.Builder mb =
         ReconnectionManager.builder()
             .policy(b.reconnectPolicy())
             .scheduler(b.scheduler)
             .ticker(ticker)
             .credentialsRefresher(b.credentialsRefresher)
-            .name(name)
-            .build();
+            .name(name);
+    if (b.jitter != null) {
+      mb.random(b.jitter);
+    }
+    ReconnectionManager manager = mb.build();
     EventLoop loop = b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.shared(name);
     TransportFactory transports =
         b.transportFactory != null

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.function.DoubleSupplier;
 import javax.net.ssl.SSLContext;
 
 /**
@@ -35,6 +36,7 @@ public final class DdpClientBuilder {
   URI url;
   ReconnectPolicy reconnection;
   Runnable credentialsRefresher = () -> {};
+  DoubleSupplier jitter;
   Duration reopen;
   Duration heartbeatInterval = Duration.ofSeconds(25);
   Duration heartbeatTimeout = Duration.ofSeconds(15);
@@ -90,6 +92,16 @@ public final class DdpClientBuilder {
    */
   public DdpClientBuilder reconnection(ReconnectPolicy policy) {
     this.reconnection = Objects.requireNonNull(policy, "reconnection");
+    return this;
+  }
+
+  /**
+   * Where the reconnection manager draws the jitter of its backoff: uniform in [0, 1), called on
+   * the client's loop only (default: a {@link java.util.SplittableRandom} of the manager's own).
+   * Seed it for runs that must repeat, such as a benchmark; give each client its own.
+   */
+  public DdpClientBuilder jitter(DoubleSupplier random) {
+    this.jitter = Objects.requireNonNull(random, "jitter");
     return this;
   }
 

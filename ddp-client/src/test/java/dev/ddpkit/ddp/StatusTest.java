@@ -3,14 +3,18 @@ package dev.ddpkit.ddp;
 import static dev.ddpkit.ddp.Futures.failure;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ddpkit.ddp.DdpStatus.State;
 import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
 import dev.ddpkit.ddp.memory.ServerEnd;
+import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.VirtualScheduler;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -150,6 +154,25 @@ class StatusTest {
         assertThat(net.count()).isEqualTo(attempt + 1);
       }
       assertThat(client.reconnectionManager().backoff().toString()).isEqualTo("fixed(5000ms)");
+    }
+  }
+
+  @Test
+  void aSeededJitterGivesTheSameRetryTimeAndAnotherSeedAnother() {
+    Instant a = firstRetry(new SplittableRandom(7));
+    assertThat(firstRetry(new SplittableRandom(7))).isEqualTo(a);
+    assertThat(firstRetry(new SplittableRandom(8))).isNotEqualTo(a);
+    assertThatThrownBy(() -> DdpClient.builder().jitter(null))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("jitter");
+  }
+
+  /** When a full-jitter client drawing from {@code random} retries after the server goes away. */
+  private static Instant firstRetry(SplittableRandom random) {
+    try (Harness h = new Harness(Backoff.fullJitter(Duration.ofSeconds(10), Duration.ofSeconds(60)),
+        b -> b.jitter(random::nextDouble))) {
+      h.connect("s1").closeFromServer(1001, "going away");
+      assertThat(h.client.status().state()).isEqualTo(State.WAITING);
+      return h.client.status().retryTime();
     }
   }
 }
