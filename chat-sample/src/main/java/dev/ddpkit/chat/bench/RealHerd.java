@@ -144,6 +144,7 @@ public final class RealHerd {
               .build();
       restarted.start();
       current[0] = restarted;
+      // Listening: from here a dial is answered (warming up, with 1013 and a slot), not refused.
       rec.serverUp(System.currentTimeMillis());
       long upMs = System.currentTimeMillis() - t0;
       int peak = watch(restarted, rec, t0);

@@ -96,11 +96,13 @@ public final class RealHerdCommand {
         }
         results.add(r);
         out.printf(Locale.ROOT,
-            "  drop noticed by 50%% of the clients at %s, by all at %s; server up again at %s;"
+            "  drop noticed by 50%% of the clients at %s, by all at %s; server %s at %s;"
                 + " %d logged in; peak accepts in one wall-clock second %d; peak threads %d;"
                 + " watched %s; SYNs dropped on full listen queues (machine-wide) %d%n",
             RealHerdReport.seconds(r.dropNoticedP50Ms()),
-            RealHerdReport.seconds(r.dropNoticedMaxMs()), RealHerdReport.seconds(r.serverUpMs()),
+            RealHerdReport.seconds(r.dropNoticedMaxMs()),
+            c.warmUp() ? "listening (warming up until D)" : "up again",
+            RealHerdReport.seconds(r.serverUpMs()),
             r.loggedIn(), r.peakAcceptsPerWallSecond(), r.peakThreads(),
             RealHerdReport.seconds(r.wallMs()), r.synDrops());
         out.print(RealHerdReport.header());

@@ -33,6 +33,9 @@ public final class DeliveryLedger {
         if (list[i] < 0) {
           throw new IllegalArgumentException("negative client index: " + list[i]);
         }
+        if (place[list[i]] >= 0) {
+          throw new IllegalArgumentException("client " + list[i] + " listed twice in a room");
+        }
         place[list[i]] = i;
       }
       return new Members(list, place);
@@ -125,7 +128,10 @@ public final class DeliveryLedger {
     return observed.sum();
   }
 
-  /** Computes the final accounting. */
+  /**
+   * Computes the final accounting: exact once nothing more is recorded; during a run a delivery
+   * recorded meanwhile may be counted as missing.
+   */
   public Report report() {
     long unexpected = strangers.sum();
     Map<String, int[]> late = new HashMap<>(); // early deliveries of messages written since

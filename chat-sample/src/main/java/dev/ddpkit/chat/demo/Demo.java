@@ -144,12 +144,16 @@ final class Demo {
     long readyAt;
     if (kind == RestartPhase.Kind.WARM) {
       // Listening at once, ready at D: warm for D less its own start-up time.
-      long warm = Math.max(0, upAt - System.nanoTime() - startupNanos);
-      server = newServer(port, Duration.ofNanos(warm).truncatedTo(ChronoUnit.MILLIS));
+      Duration warm = Duration.ofNanos(Math.max(0, upAt - System.nanoTime() - startupNanos))
+          .truncatedTo(ChronoUnit.MILLIS);
+      server = newServer(port, warm);
+      // The warm-up runs from inside start(): "ready" no later than this, so all-back is not
+      // understated.
+      readyAt = System.nanoTime() + warm.toNanos();
       server.start();
-      readyAt = System.nanoTime() + warm;
       say("%6.1f s  a new server listens on port %d at once and warms up for %.1f s: every dial"
-          + " until then is turned away with a slot after it", elapsed(), port, warm / 1e9);
+          + " until then is turned away with a slot after it", elapsed(), port,
+          warm.toMillis() / 1000.0);
     } else {
       sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(upAt - System.nanoTime())));
       server = newServer(port, Duration.ZERO);
@@ -173,7 +177,7 @@ final class Demo {
         .port(port)
         .dataDir(dataDir)
         .acceptRate(o.acceptRate)
-        .warmUp(o.acceptRate > 0 ? warmUp : Duration.ZERO)
+        .warmUp(warmUp)
         .drainPeriod(Duration.ofMillis(500))
         .connectionListener(
             new ConnectionListener() {

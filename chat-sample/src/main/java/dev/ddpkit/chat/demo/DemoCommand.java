@@ -74,6 +74,10 @@ public final class DemoCommand {
       if (o.rooms > o.clients) {
         throw new IllegalArgumentException("--rooms must not exceed --clients");
       }
+      if (o.acceptRate == 0 && o.restarts.contains(RestartPhase.Kind.WARM)) {
+        throw new IllegalArgumentException(
+            "--restart warm needs an --accept-rate: the warm-up books its dials at that rate");
+      }
       return o;
     }
 

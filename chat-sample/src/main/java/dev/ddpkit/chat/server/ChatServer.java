@@ -2,6 +2,7 @@ package dev.ddpkit.chat.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.Ticker;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -622,13 +623,15 @@ public final class ChatServer implements AutoCloseable {
      * after the warm-up at the accept rate (the {@link
      * dev.ddpkit.reconnect.admission.Admission.Builder#warmUp warm-up} of its admission). A
      * restart that binds the port at once and warms up for D books every client that dials
-     * meanwhile, instead of refusing it and leaving it to sleep on its own backoff curve. Needs an
-     * {@linkplain #acceptRate accept rate}; at most one day.
+     * meanwhile, instead of refusing it and leaving it to sleep on its own backoff curve. The port
+     * is bound once the store is open, so a dial during a slow open is still refused. Needs an
+     * {@linkplain #acceptRate accept rate}; at most 10 minutes (see {@link
+     * dev.ddpkit.reconnect.admission.Admission.Builder#warmUp}).
      */
     public Builder warmUp(Duration warmUp) {
       Objects.requireNonNull(warmUp, "warmUp");
-      if (warmUp.isNegative() || warmUp.compareTo(Duration.ofDays(1)) > 0) {
-        throw new IllegalArgumentException("warmUp must be in 0..1 day: " + warmUp);
+      if (warmUp.isNegative() || warmUp.compareTo(ClosePolicy.MAX_RETRY_AFTER) > 0) {
+        throw new IllegalArgumentException("warmUp must be in 0..10 minutes: " + warmUp);
       }
       this.warmUp = warmUp;
       return this;

@@ -68,7 +68,7 @@ public final class ServeCommand {
           case "--seed-demo" -> seed = c.flag();
           case "--accept-rate" -> b.acceptRate(c.intValue());
           case "--accept-burst" -> b.acceptBurst(c.intValue());
-          case "--warm-up-ms" -> b.warmUp(Duration.ofMillis(c.longValue(0, 86_400_000L)));
+          case "--warm-up-ms" -> b.warmUp(Duration.ofMillis(c.longValue(0, 600_000L)));
           case "--restart-in-ms" -> restartIn = Duration.ofMillis(c.longValue(0, Long.MAX_VALUE));
           case "--heartbeat-ms" -> b.heartbeatInterval(Duration.ofMillis(c.longValue()));
           case "--drain-ms" -> b.drainPeriod(Duration.ofMillis(c.longValue()));

@@ -75,5 +75,7 @@ class DeliveryLedgerTest {
     assertThatThrownBy(() -> ledger.written("m1", "nope")).hasMessageContaining("unknown room");
     ledger.written("m1", "a");
     assertThatThrownBy(() -> ledger.written("m1", "a")).hasMessageContaining("twice");
+    assertThatThrownBy(() -> new DeliveryLedger(Map.of("a", List.of(0, 1, 0))))
+        .hasMessageContaining("client 0 listed twice");
   }
 }

@@ -52,6 +52,9 @@ class DemoCommandArgsTest {
     assertThatThrownBy(
             () -> DemoCommand.Options.parse(new String[] {"--clients", "2", "--rooms", "3"}))
         .hasMessage("--rooms must not exceed --clients");
+    assertThatThrownBy(() -> DemoCommand.Options.parse(
+            new String[] {"--restart", "all", "--accept-rate", "0"}))
+        .hasMessageContaining("--restart warm needs an --accept-rate");
   }
 
   @Test

@@ -53,8 +53,8 @@ final class ResourceSamples {
 
   /** Takes one sample at {@code minutes} into the run and returns it. */
   synchronized Sample sample(double minutes) {
-    int up = connected.getAsInt();
-    Sample s = new Sample(minutes, heapAfterGc.getAsLong(), (int) threads.getAsLong(), up);
+    long heap = heapAfterGc.getAsLong(); // the full GC first: the counts that follow are current
+    Sample s = new Sample(minutes, heap, (int) threads.getAsLong(), connected.getAsInt());
     samples.add(s);
     return s;
   }
@@ -115,7 +115,7 @@ final class ResourceSamples {
       Object text = ManagementFactory.getPlatformMBeanServer().invoke(
           new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
           new Object[] {new String[0]}, new String[] {String[].class.getName()});
-      List<String> rows = String.valueOf(text).lines().limit(top + 3L).toList();
+      List<String> rows = String.valueOf(text).lines().limit(top + 2L).toList();
       List<String> out = new ArrayList<>();
       out.add("live objects at the end (class histogram, first " + top + " rows):");
       rows.forEach(r -> out.add("  " + r));

@@ -1,5 +1,6 @@
 package dev.ddpkit.reconnect.admission;
 
+import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.Ticker;
 import java.time.Duration;
 import java.util.Objects;
@@ -39,10 +40,11 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Warming up.</b> A server that listens before it can serve (a process restarted at once
  * that still has to load, or a front that stays up while the servers behind it restart) is built
- * with {@link Builder#warmUp(Duration)}: until the warm-up is over nobody is admitted, and every
- * dial is given a slot after it, in order, at C/s. So the clients that dial while it is starting
- * are all booked by the time it is ready, and none of them is left sleeping on its own backoff
- * curve past the moment the queue runs dry.
+ * with {@link Builder#warmUp(Duration)}: until the warm-up is over nobody is admitted, and, with
+ * appointments on, every dial is given a slot after it, in order, at C/s. So the clients that dial
+ * while it is starting are all booked by the time it is ready, and none of them is left sleeping
+ * on its own backoff curve past the moment the queue runs dry. (With appointments off nothing is
+ * booked: every dial of the warm-up is told the same first slot after it.)
  *
  * <p>With {@linkplain Builder#appointments(boolean) appointments off} it is the plain token bucket:
  * a rejection reserves nothing (for a server that sends no hint, so that nobody would come back in
@@ -317,14 +319,19 @@ public final class Admission {
 
     /**
      * Sets how long after it is built the admission admits nobody (default zero): a server that
-     * listens while it is still starting. Every dial before then is rejected with a slot after it,
-     * in order at C/s (reserved, with appointments on), and the bucket starts filling, empty, when
-     * the warm-up is over. At most one day.
+     * listens while it is still starting. With appointments on, every dial before then is rejected
+     * with a slot of its own after it, in order at C/s, and reserved; with them off, every such
+     * dial is told the first slot after it. The bucket starts filling, empty, when the warm-up is
+     * over. At most {@link ClosePolicy#MAX_RETRY_AFTER} (10 minutes): clients cap a longer hint,
+     * would come back before their slot and be booked again behind the queue. For the same reason
+     * keep the warm-up plus the queue (N/C) under it.
      */
     public Builder warmUp(Duration warmUp) {
       Objects.requireNonNull(warmUp, "warmUp");
-      if (warmUp.isNegative() || warmUp.compareTo(Duration.ofDays(1)) > 0) {
-        throw new IllegalArgumentException("warmUp must be in 0..1 day: " + warmUp);
+      if (warmUp.isNegative() || warmUp.compareTo(ClosePolicy.MAX_RETRY_AFTER) > 0) {
+        throw new IllegalArgumentException(
+            "warmUp must be in 0.." + ClosePolicy.MAX_RETRY_AFTER.toMinutes() + " minutes (the"
+                + " longest retry-after a client keeps): " + warmUp);
       }
       this.warmUp = warmUp;
       return this;

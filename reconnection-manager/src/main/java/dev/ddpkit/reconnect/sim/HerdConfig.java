@@ -54,6 +54,10 @@ public record HerdConfig(
     Objects.requireNonNull(policy, "policy");
     checkWholeMillis("bucket", bucket);
     checkWholeMillis("horizon", horizon);
+    if (planned && warmUp) {
+      throw new IllegalStateException("planned and warmUp are two ways the server comes back:"
+          + " choose one (a planned restart has already given every client its appointment)");
+    }
     if (horizon.compareTo(downtime) <= 0) {
       throw new IllegalStateException(
           "horizon (" + horizon.toMillis() + " ms) must be longer than downtime ("

@@ -390,9 +390,11 @@ class AdmissionTest {
     assertThatThrownBy(() -> Admission.builder().warmUp(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("warmUp");
-    assertThatThrownBy(() -> Admission.builder().warmUp(Duration.ofDays(2)))
+    assertThatThrownBy(() -> Admission.builder().warmUp(Duration.ofMinutes(10).plusMillis(1)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("1 day");
+        .hasMessageContaining("0..10 minutes");
+    assertThat(Admission.builder().capacity(1).warmUp(Duration.ofMinutes(10)).build())
+        .isNotNull();
     assertThatThrownBy(() -> Admission.builder().build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("capacity");

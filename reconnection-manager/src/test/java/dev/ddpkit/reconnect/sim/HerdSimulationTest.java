@@ -240,4 +240,11 @@ class HerdSimulationTest {
     assertThat(cut.refused()).isPositive();
     assertThat(cut.maxMs().orElseThrow()).isGreaterThan(9_000L + 2_000);
   }
+
+  @Test
+  void aPlannedRestartAndAWarmUpAreTwoWaysBackNotOne() {
+    assertThatThrownBy(() -> HerdConfig.builder().planned(true).warmUp(true).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("choose one");
+  }
 }
