@@ -243,7 +243,7 @@ public final class ChatServer implements AutoCloseable {
     }
     try {
       handler.mode(DdpHandler.Mode.KILLED, () -> "killed");
-      handler.sessions().forEach(s -> DdpHandler.dropAbruptly(s.conn));
+      handler.sessions().forEach(s -> Liveness.dropAbruptly(s.conn));
       endpoint.stopAndJoin(2000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -474,7 +474,7 @@ public final class ChatServer implements AutoCloseable {
    * network failure would; the server keeps running.
    */
   public void dropAbruptly() {
-    runningHandler().sessions().forEach(s -> DdpHandler.dropAbruptly(s.conn));
+    runningHandler().sessions().forEach(s -> Liveness.dropAbruptly(s.conn));
   }
 
   /**
@@ -482,7 +482,7 @@ public final class ChatServer implements AutoCloseable {
    * usual but its {@code result} and {@code updated} frames are not sent (a lost ack).
    */
   public void loseNextAcknowledgement(boolean lose) {
-    runningHandler().loseNextAcknowledgement(lose);
+    runningHandler().methods().loseNextAcknowledgement(lose);
   }
 
   /**
@@ -490,7 +490,7 @@ public final class ChatServer implements AutoCloseable {
    * matches {@code where} (null to stop).
    */
   public void loseAcknowledgementsWhere(Predicate<JsonNode> where) {
-    runningHandler().loseAcknowledgementsWhere(where);
+    runningHandler().methods().loseAcknowledgementsWhere(where);
   }
 
   /**
@@ -500,7 +500,7 @@ public final class ChatServer implements AutoCloseable {
    * for their gate). Lets a test see a client while it catches up after a reconnect.
    */
   public void holdMissedMessages(CompletableFuture<Void> gate) {
-    runningHandler().holdMissedMessages(gate);
+    runningHandler().methods().holdMissedMessages(gate);
   }
 
   private DdpHandler runningHandler() {

@@ -33,12 +33,12 @@ class LoginTest extends ServerTestSupport {
     DdpPeer p = connect(s);
     JsonNode e = p.call("login", DdpPeer.loginParams("alice", "bob-pw")).path("error");
     assertThat(e.path("error").asInt()).isEqualTo(403);
-    assertThat(e.path("reason").asText()).isEqualTo(DdpHandler.BAD_CREDENTIALS);
-    assertThat(e.path("message").asText()).isEqualTo(DdpHandler.BAD_CREDENTIALS + " [403]");
+    assertThat(e.path("reason").asText()).isEqualTo(Logins.BAD_CREDENTIALS);
+    assertThat(e.path("message").asText()).isEqualTo(Logins.BAD_CREDENTIALS + " [403]");
     assertThat(e.path("errorType").asText()).isEqualTo("Meteor.Error");
     assertThat(e.path("isClientSafe").asBoolean()).isTrue();
     e = p.call("login", DdpPeer.loginParams("zed", "zed-pw")).path("error");
-    assertThat(e.path("reason").asText()).isEqualTo(DdpHandler.BAD_CREDENTIALS);
+    assertThat(e.path("reason").asText()).isEqualTo(Logins.BAD_CREDENTIALS);
     ObjectNode notADigest = DdpPeer.loginParams("alice", "x");
     ((ObjectNode) notADigest.get("password")).put("digest", "alice-pw");
     assertThat(p.call("login", notADigest).path("error").path("error").asInt()).isEqualTo(403);
@@ -73,9 +73,9 @@ class LoginTest extends ServerTestSupport {
     DdpPeer third = connect(s);
     JsonNode e = third.call("login", DdpPeer.resumeParams(token)).path("error");
     assertThat(e.path("error").asInt()).isEqualTo(403);
-    assertThat(e.path("reason").asText()).isEqualTo(DdpHandler.LOGGED_OUT);
+    assertThat(e.path("reason").asText()).isEqualTo(Logins.LOGGED_OUT);
     e = third.call("login", DdpPeer.resumeParams("no-such-token")).path("error");
-    assertThat(e.path("reason").asText()).isEqualTo(DdpHandler.LOGGED_OUT);
+    assertThat(e.path("reason").asText()).isEqualTo(Logins.LOGGED_OUT);
   }
 
   @Test

@@ -1,0 +1,111 @@
+package dev.ddpkit.chat.server;
+
+import java.io.IOException;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.java_websocket.WebSocket;
+import org.java_websocket.WebSocketImpl;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether each connection is still alive, and the end of those that are not: the DDP heartbeat
+ * (pings to quiet connections, a close for those that do not answer or never connect), graceful
+ * closes that fall back to a drop when the peer is gone, and drops. {@link #heartbeat} runs on the
+ * server's timer thread; {@link #closeGracefully} on whichever thread closes (a socket worker, the
+ * timer, or a caller of the server's drain and test hooks), and its fallback drop on the timer.
+ */
+final class Liveness {
+  private static final Logger log = LoggerFactory.getLogger(Liveness.class);
+  private static final Duration CLOSE_GRACE = Duration.ofSeconds(5);
+
+  /** The handler's open connections (a live view). */
+  private final Set<Session> sessions;
+  private final Counters counters;
+  private final long heartbeatIntervalNanos;
+  private final long heartbeatTimeoutNanos;
+  private final ScheduledExecutorService timer;
+
+  Liveness(Set<Session> sessions, Counters counters, ChatServer.Builder cfg,
+      ScheduledExecutorService timer) {
+    this.sessions = sessions;
+    this.counters = counters;
+    this.heartbeatIntervalNanos = cfg.heartbeatInterval.toNanos();
+    this.heartbeatTimeoutNanos = cfg.heartbeatTimeout.toNanos();
+    this.timer = timer;
+  }
+
+  /** Sends pings to quiet connections and closes those that did not answer in time. */
+  void heartbeat() {
+    long now = System.nanoTime();
+    for (Session s : sessions) {
+      try {
+        heartbeat(s, now);
+      } catch (RuntimeException e) {
+        log.warn("heartbeat of {} failed", s, e);
+      }
+    }
+  }
+
+  private void heartbeat(Session s, long now) {
+    if (!s.connected) {
+      if (now - s.openedNanos >= heartbeatIntervalNanos + heartbeatTimeoutNanos) {
+        closeGracefully(s, 1000, "no connect message");
+      }
+      return;
+    }
+    if ("pre1".equals(s.version)) {
+      return; // pre1 has no ping
+    }
+    long ping = s.pingSentNanos;
+    if (ping == 0) {
+      if (now - s.lastInboundNanos >= heartbeatIntervalNanos) {
+        s.pingSentNanos = now;
+        DdpHandler.send(s, Frames.frame("ping"));
+      }
+    } else if (s.lastInboundNanos < ping && now - ping >= heartbeatTimeoutNanos) {
+      counters.heartbeatTimeouts.incrementAndGet();
+      log.debug("{}: heartbeat timeout", s);
+      closeGracefully(s, 1000, "heartbeat timeout");
+    }
+  }
+
+  /**
+   * Closes with a close frame; if the peer is gone and the close cannot complete, drops the TCP
+   * connection after a grace period so a dead socket does not linger.
+   */
+  void closeGracefully(Session s, int code, String reason) {
+    s.conn.close(code, reason);
+    try {
+      timer.schedule(() -> {
+        if (!s.conn.isClosed()) {
+          dropAbruptly(s.conn);
+        }
+      }, CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // shutting down: the server's stop closes what is left
+    }
+  }
+
+  /** Drops a connection at the TCP level: no close frame, a reset instead of a FIN. */
+  static void dropAbruptly(WebSocket conn) {
+    if (conn instanceof WebSocketImpl) {
+      WebSocketImpl impl = (WebSocketImpl) conn;
+      ByteChannel ch = impl.getChannel();
+      if (ch instanceof SocketChannel) {
+        try {
+          ((SocketChannel) ch).socket().setSoLinger(true, 0);
+        } catch (IOException | RuntimeException e) {
+          log.debug("could not set SO_LINGER before a drop", e);
+        }
+      }
+      impl.closeConnection(1006, "dropped by the server");
+    } else {
+      conn.closeConnection(1006, "dropped by the server");
+    }
+  }
+}

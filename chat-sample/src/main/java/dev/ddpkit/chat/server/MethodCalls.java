@@ -1,0 +1,187 @@
+package dev.ddpkit.chat.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * DDP method calls of every connection, their frames' shape already checked by {@link
+ * DdpHandler}: repeated ids, the rate limit, dispatch to {@link Logins} and {@link ChatMethods},
+ * and the {@code result} and {@code updated} answers, with the test hooks that lose an answer or
+ * hold a catch-up. A call starts on the connection's socket worker thread; its answer is sent on
+ * that thread, or later on the store's writer thread ({@code sendMessage}, once durable) or on the
+ * thread that opens a test hook's gate ({@code loadMissedMessages}).
+ */
+final class MethodCalls {
+  private static final Logger log = LoggerFactory.getLogger(MethodCalls.class);
+
+  private final Logins logins;
+  private final ChatMethods chat;
+  private final DdpRateLimiter rateLimiter;
+  private final Counters counters;
+  private final AtomicBoolean loseNext = new AtomicBoolean();
+  private volatile Predicate<JsonNode> loseWhere;
+  /** Test hook: {@code loadMissedMessages} answers wait for this, if set. */
+  private volatile CompletableFuture<Void> missedGate;
+
+  MethodCalls(Logins logins, ChatMethods chat, DdpRateLimiter rateLimiter, Counters counters) {
+    this.logins = logins;
+    this.chat = chat;
+    this.rateLimiter = rateLimiter;
+    this.counters = counters;
+  }
+
+  /** A well-formed {@code method} frame: {@code params} is an array or null. */
+  void call(Session s, String id, String name, JsonNode params) {
+    switch (s.beginMethod(id)) {
+      case RUNNING:
+        log.debug("{}: method id {} repeated while running; ignored", s, id);
+        return;
+      case DONE:
+        s.resultOf(id).forEach(f -> DdpHandler.send(s, f));
+        return;
+      case FORGOTTEN:
+        answer(s, id, name, null, new MethodError(400, "Method id " + id + " was already used"));
+        return;
+      case NEW:
+        break;
+      default:
+        throw new AssertionError("Unexpected state");
+    }
+    ArrayNode p = params == null ? JsonNodeFactory.instance.arrayNode() : (ArrayNode) params;
+    ObjectNode user = s.user;
+    String userId = user == null ? null : Frames.text(user, "_id");
+    long wait = rateLimiter.method(name, Logins.connKey(s), userId);
+    if (wait > 0) {
+      counters.rateLimited.incrementAndGet();
+      answer(s, id, name, null, MethodError.tooManyRequests(wait));
+      return;
+    }
+    CompletableFuture<JsonNode> f;
+    try {
+      f = invoke(s, name, p);
+    } catch (MethodError | RuntimeException e) {
+      f = CompletableFuture.failedFuture(e); // a RuntimeException is answered as a 500
+    }
+    f.whenComplete((r, err) -> answer(s, id, name, r, err));
+  }
+
+  private CompletableFuture<JsonNode> invoke(Session s, String name, ArrayNode p)
+      throws MethodError {
+    if (name.equals("login")) {
+      return CompletableFuture.completedFuture(logins.login(s, p));
+    }
+    if (s.user == null) {
+      throw MethodError.notAllowed("Not allowed: log in first");
+    }
+    switch (name) {
+      case "logout":
+        logins.logout(s);
+        return CompletableFuture.completedFuture(null);
+      case "sendMessage":
+        return chat.sendMessage(s, p);
+      case "loadHistory":
+        return CompletableFuture.completedFuture(chat.loadHistory(s, p));
+      case "rooms/get":
+        return CompletableFuture.completedFuture(chat.roomsGet(s, p));
+      case "loadMissedMessages":
+        return loadMissedWhenReleased(s, p);
+      default:
+        throw new MethodError(404, "Method '" + DdpHandler.clip(name) + "' not found");
+    }
+  }
+
+  private void answer(Session s, String id, String name, JsonNode result, Throwable err) {
+    ObjectNode res = Frames.frame("result");
+    res.put("id", id);
+    if (err != null) {
+      res.set("error", toMethodError(s, name, err).toJson());
+    } else if (result != null) {
+      res.set("result", result);
+    }
+    ObjectNode updated = Frames.frame("updated");
+    updated.putArray("methods").add(id);
+    s.finishMethod(id, List.of(res, updated));
+    if (err == null && name.equals("sendMessage") && loseThisAck(result)) {
+      counters.acknowledgementsLost.incrementAndGet();
+      log.info("{}: dropping the answer to method {} (test hook)", s, id);
+      return;
+    }
+    DdpHandler.send(s, res);
+    DdpHandler.send(s, updated);
+  }
+
+  private MethodError toMethodError(Session s, String name, Throwable err) {
+    Throwable c = err;
+    while ((c instanceof CompletionException || c instanceof ExecutionException)
+        && c.getCause() != null) {
+      c = c.getCause();
+    }
+    if (c instanceof MethodError) {
+      return (MethodError) c;
+    }
+    log.warn("{}: method {} failed", s, DdpHandler.clip(name), c);
+    return new MethodError(500, "Internal server error");
+  }
+
+  private boolean loseThisAck(JsonNode storedMessage) {
+    Predicate<JsonNode> where = loseWhere;
+    if (where != null && storedMessage != null) {
+      try {
+        if (where.test(storedMessage)) {
+          return true;
+        }
+      } catch (RuntimeException e) {
+        log.warn("lost-acknowledgement predicate threw", e);
+      }
+    }
+    return loseNext.compareAndSet(true, false);
+  }
+
+  /** Test hook: see {@link ChatServer#loseNextAcknowledgement}. */
+  void loseNextAcknowledgement(boolean lose) {
+    loseNext.set(lose);
+  }
+
+  /** Test hook: see {@link ChatServer#loseAcknowledgementsWhere}. */
+  void loseAcknowledgementsWhere(Predicate<JsonNode> where) {
+    loseWhere = where;
+  }
+
+  /** Test hook: see {@link ChatServer#holdMissedMessages}. */
+  void holdMissedMessages(CompletableFuture<Void> gate) {
+    missedGate = gate;
+  }
+
+  /**
+   * {@code loadMissedMessages}, answered once the test hook's gate opens (at once if none): read
+   * then, on the thread that opened it; refused with {@code error-test-hook} if the gate failed.
+   */
+  private CompletableFuture<JsonNode> loadMissedWhenReleased(Session s, ArrayNode p)
+      throws MethodError {
+    CompletableFuture<Void> gate = missedGate;
+    if (gate == null) {
+      return CompletableFuture.completedFuture(chat.loadMissed(s, p));
+    }
+    log.info("{}: holding a loadMissedMessages answer (test hook)", s);
+    return gate.handle((v, e) -> {
+      try {
+        if (e != null) {
+          throw new MethodError("error-test-hook", "catch-up refused by the test hook");
+        }
+        return chat.loadMissed(s, p);
+      } catch (MethodError m) {
+        throw new CompletionException(m);
+      }
+    });
+  }
+}

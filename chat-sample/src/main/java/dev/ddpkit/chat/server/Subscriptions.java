@@ -1,0 +1,181 @@
+package dev.ddpkit.chat.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+import org.java_websocket.WebSocket;
+
+/**
+ * The {@code stream-room-messages} subscriptions of every connection: {@code sub} and {@code
+ * unsub} (their frames' shape already checked by {@link DdpHandler}), their end at logout or
+ * close, and the broadcast of durable messages to each room's subscribers. {@code sub}, {@code
+ * unsub} and the ends run on the connection's socket worker thread; {@link #broadcast} on the
+ * store's writer thread; the stats on any thread. One lock orders a subscription's {@code ready}
+ * against broadcasts, so a subscriber sees every event after its ready and none before.
+ */
+final class Subscriptions {
+  static final String STREAM = "stream-room-messages";
+
+  private final ChatStore store;
+  private final Counters counters;
+  private final DdpRateLimiter rateLimiter;
+  /** The handler's open connections (a live view): a closed one is not subscribed. */
+  private final Set<Session> sessions;
+  private final Map<String, Set<Session>> roomSubscribers = new ConcurrentHashMap<>();
+  /** Orders "ready" against broadcasts, so a subscriber sees every event after its ready. */
+  private final ReentrantLock streamLock = new ReentrantLock();
+  private volatile Endpoint endpoint;
+
+  Subscriptions(ChatStore store, Counters counters, DdpRateLimiter rateLimiter,
+      Set<Session> sessions) {
+    this.store = store;
+    this.counters = counters;
+    this.rateLimiter = rateLimiter;
+    this.sessions = sessions;
+  }
+
+  void attach(Endpoint endpoint) {
+    this.endpoint = endpoint;
+  }
+
+  /** A well-formed {@code sub}: answered with {@code ready}, or {@code nosub} and an error. */
+  void subscribe(Session s, String id, String name, JsonNode params) {
+    if (s.subs.containsKey(id)) {
+      return; // DDP: a repeated sub id is ignored
+    }
+    long wait = rateLimiter.subscription(name, Logins.connKey(s));
+    if (wait > 0) {
+      counters.rateLimited.incrementAndGet();
+      nosub(s, id, MethodError.tooManyRequests(wait));
+      return;
+    }
+    if (s.user == null) {
+      nosub(s, id, new MethodError("not-allowed", "Not allowed"));
+      return;
+    }
+    if (!name.equals(STREAM)) {
+      String clipped = DdpHandler.clip(name);
+      nosub(s, id, new MethodError(404, "Subscription '" + clipped + "' not found"));
+      return;
+    }
+    JsonNode ridNode = params == null ? null : params.get(0);
+    String rid = ridNode != null && ridNode.isTextual() ? ridNode.textValue() : null;
+    if (rid == null || !store.reads().isMember(rid, s.username())) {
+      nosub(s, id, new MethodError("not-allowed", "Not allowed"));
+      return;
+    }
+    streamLock.lock();
+    try {
+      if (!sessions.contains(s)) {
+        return; // closed meanwhile
+      }
+      s.subs.put(id, rid);
+      roomSubscribers.computeIfAbsent(rid, r -> ConcurrentHashMap.newKeySet()).add(s);
+      ObjectNode ready = Frames.frame("ready");
+      ready.putArray("subs").add(id);
+      DdpHandler.send(s, ready);
+    } finally {
+      streamLock.unlock();
+    }
+  }
+
+  /** A well-formed {@code unsub}: ends the subscription (if any) and confirms with nosub. */
+  void unsubscribeAndConfirm(Session s, String id) {
+    unsubscribe(s, id);
+    ObjectNode nosub = Frames.frame("nosub");
+    nosub.put("id", id);
+    DdpHandler.send(s, nosub);
+  }
+
+  private void unsubscribe(Session s, String id) {
+    streamLock.lock();
+    try {
+      String rid = s.subs.remove(id);
+      if (rid != null && !s.subs.containsValue(rid)) {
+        Set<Session> set = roomSubscribers.get(rid);
+        if (set != null) {
+          set.remove(s);
+        }
+      }
+    } finally {
+      streamLock.unlock();
+    }
+  }
+
+  /** Ends every subscription of {@code s}, telling it with a nosub each (logout, new user). */
+  void dropSubscriptions(Session s) {
+    for (String id : new ArrayList<>(s.subs.keySet())) {
+      unsubscribe(s, id);
+      ObjectNode nosub = Frames.frame("nosub");
+      nosub.put("id", id);
+      DdpHandler.send(s, nosub);
+    }
+  }
+
+  private void nosub(Session s, String id, MethodError error) {
+    ObjectNode nosub = Frames.frame("nosub");
+    nosub.put("id", id);
+    nosub.set("error", error.toJson());
+    DdpHandler.send(s, nosub);
+  }
+
+  /** Sends durable messages to their rooms' subscribers; called by the store's writer. */
+  void broadcast(List<ObjectNode> messages) {
+    counters.messagesStored.addAndGet(messages.size());
+    Endpoint ep = endpoint;
+    for (ObjectNode msg : messages) {
+      String rid = msg.path("rid").asText();
+      ObjectNode changed = Frames.frame("changed");
+      changed.put("collection", STREAM);
+      changed.put("id", "id");
+      ObjectNode fields = changed.putObject("fields");
+      fields.put("eventName", rid);
+      fields.putArray("args").add(msg);
+      String text = Frames.write(changed);
+      streamLock.lock();
+      try {
+        Set<Session> subs = roomSubscribers.get(rid);
+        if (subs != null && !subs.isEmpty() && ep != null) {
+          List<WebSocket> conns = new ArrayList<>(subs.size());
+          subs.forEach(x -> conns.add(x.conn));
+          ep.broadcast(text, conns);
+        }
+      } finally {
+        streamLock.unlock();
+      }
+    }
+  }
+
+  /** Forgets the subscriptions of a connection already removed from the open ones. */
+  void closed(Session s) {
+    streamLock.lock();
+    try {
+      for (String rid : s.subs.values()) {
+        Set<Session> set = roomSubscribers.get(rid);
+        if (set != null) {
+          set.remove(s);
+        }
+      }
+      s.subs.clear();
+    } finally {
+      streamLock.unlock();
+    }
+  }
+
+  /** Active subscriptions per room. */
+  Map<String, Integer> subscriptionsByRoom() {
+    Map<String, Integer> out = new HashMap<>();
+    for (Session s : sessions) {
+      for (String rid : s.subs.values()) {
+        out.merge(rid, 1, Integer::sum);
+      }
+    }
+    return out;
+  }
+}
