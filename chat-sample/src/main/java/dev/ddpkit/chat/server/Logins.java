@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * Who a connection is: the {@code login} method (password or resume token), {@code logout}, and
  * the failed-login limits per connection, username and remote address. Called by {@link
  * MethodCalls} on the socket worker thread of the connection (one frame of a connection at a
- * time), and by {@link DdpHandler#closed} on that thread too; the limiters are shared by every
+ * time), and by {@link DdpHandler#closed} once it has ended; the limiters are shared by every
  * connection and synchronized.
  */
 final class Logins {

@@ -15,8 +15,9 @@ import org.java_websocket.WebSocket;
  * The {@code stream-room-messages} subscriptions of every connection: {@code sub} and {@code
  * unsub} (their frames' shape already checked by {@link DdpHandler}), their end at logout or
  * close, and the broadcast of durable messages to each room's subscribers. {@code sub}, {@code
- * unsub} and the ends run on the connection's socket worker thread; {@link #broadcast} on the
- * store's writer thread; the stats on any thread. One lock orders a subscription's {@code ready}
+ * unsub} and a logout run on the connection's socket worker thread, {@link #closed} when the
+ * socket layer reports the close; {@link #broadcast} on the store's writer thread; the stats on
+ * any thread. One lock orders a subscription's {@code ready}
  * against broadcasts, so a subscriber sees every event after its ready and none before.
  */
 final class Subscriptions {
