@@ -520,8 +520,8 @@ final class ChaosRun implements AutoCloseable {
   private void sampleResources(long windowStart) {
     try {
       ResourceSamples.Sample s = resources.sample((System.nanoTime() - windowStart) / 60e9);
-      say("resources: minute %.1f, heap after full GC %.1f MiB, %d threads", s.minutes(),
-          s.heapBytes() / 1048576.0, s.threads());
+      say("resources: minute %.1f, heap after full GC %.1f MiB, %d threads, %d clients connected",
+          s.minutes(), s.heapBytes() / 1048576.0, s.threads(), s.connected());
     } catch (RuntimeException | Error e) {
       chaosErrors.add(e);
     }
