@@ -460,6 +460,12 @@ public final class ChatServer implements AutoCloseable {
 
   // ------------------------------------------------------------------ test hooks
 
+  /** Test hook: how many accepted sockets are open, upgraded to WebSocket or not yet. */
+  int acceptedSockets() {
+    Endpoint ep = endpoint;
+    return ep == null ? 0 : ep.acceptedSockets();
+  }
+
   /**
    * Test hook: closes every open connection with a close frame carrying {@code code} and
    * {@code reason}; the server keeps running.

@@ -5,6 +5,8 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.java_websocket.WebSocket;
@@ -33,6 +35,14 @@ final class Endpoint extends WebSocketServer {
   private final CountDownLatch started = new CountDownLatch(1);
   private volatile Exception startFailure;
   private volatile Thread selectorThread;
+  /** How many accepts between two sweeps of closed sockets out of {@link #accepted}. */
+  private static final int PRUNE_EVERY = 256;
+  /**
+   * Every socket accepted and not known to be closed, upgraded or not: Java-WebSocket's own list
+   * holds only the upgraded ones. Swept of closed sockets every {@link #PRUNE_EVERY} accepts.
+   */
+  private final Set<WebSocket> accepted = ConcurrentHashMap.newKeySet();
+  private int acceptsSincePrune; // the selector thread only
 
   Endpoint(InetSocketAddress address, int workers, int maxFrameBytes, DdpHandler handler,
       String threadPrefix) {
@@ -63,7 +73,10 @@ final class Endpoint extends WebSocketServer {
     }
   }
 
-  /** Stops the Java-WebSocket server and waits for its threads to end. */
+  /**
+   * Stops the Java-WebSocket server, waits for its threads to end, then ends every socket it had
+   * accepted and left open (see {@link #dropLeftovers}).
+   */
   void stopAndJoin(long timeoutMillis) throws InterruptedException {
     stop((int) Math.max(1, timeoutMillis));
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -75,6 +88,7 @@ final class Endpoint extends WebSocketServer {
       w.interrupt();
       w.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
     }
+    dropLeftovers(); // the selector has ended: nothing is accepted any more
   }
 
   /**
@@ -111,6 +125,43 @@ final class Endpoint extends WebSocketServer {
     return super.onWebsocketHandshakeReceivedAsServer(conn, draft, request);
   }
 
+  /** Accepted sockets open now, upgraded or not. */
+  int acceptedSockets() {
+    accepted.removeIf(WebSocket::isClosed);
+    return accepted.size();
+  }
+
+  /**
+   * Ends, with a reset, every accepted socket still open: after a stop, those whose upgrade the
+   * server never read are in no list of Java-WebSocket's and would otherwise stay open, their
+   * client waiting for an answer until its connect timeout.
+   */
+  void dropLeftovers() {
+    for (WebSocket c : accepted) {
+      if (!c.isClosed()) {
+        Liveness.dropAbruptly(c);
+      }
+    }
+    accepted.clear();
+  }
+
+  @Override
+  protected void allocateBuffers(WebSocket conn) throws InterruptedException {
+    // Called by the selector thread for every socket it accepts, before any upgrade is read.
+    if (++acceptsSincePrune >= PRUNE_EVERY) {
+      acceptsSincePrune = 0;
+      accepted.removeIf(WebSocket::isClosed);
+    }
+    accepted.add(conn);
+    super.allocateBuffers(conn);
+  }
+
+  @Override
+  protected void releaseBuffers(WebSocket conn) throws InterruptedException {
+    accepted.remove(conn);
+    super.releaseBuffers(conn);
+  }
+
   @Override
   public void onStart() {
     Thread.currentThread().setName(threadPrefix + "selector");
@@ -124,6 +175,7 @@ final class Endpoint extends WebSocketServer {
 
   @Override
   public void onClose(WebSocket conn, int code, String reason, boolean remote) {
+    accepted.remove(conn);
     handler.closed(conn, code, remote);
   }
 
