@@ -23,19 +23,10 @@ class RealHerdSmokeTest {
 
   @Test
   void aSmallRealWaveGetsEveryoneBackAndReportsItsFigures(@TempDir Path dir) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
     String prefix = dir.resolve("wave").toString();
-    int status =
-        Main.run(
-            new String[] {"herd", "--real", "--clients", "20", "--capacity", "10",
-                "--downtime-ms", "500", "--policy", "full-jitter", "--hints", "on",
-                "--cap-ms", "20000", "--svg", prefix, "--json"},
-            new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    String text = out.toString(StandardCharsets.UTF_8);
-
-    assertThat(status).as("stderr: %s", err.toString(StandardCharsets.UTF_8)).isZero();
+    String text = runOk("herd", "--real", "--clients", "20", "--capacity", "10",
+        "--downtime-ms", "500", "--policy", "full-jitter", "--hints", "on",
+        "--cap-ms", "20000", "--svg", prefix, "--json");
     assertThat(text).contains("reproduce: java -jar chat-sample/target/ddpkit.jar herd --real"
         + " --clients 20 --capacity 10 --downtime-ms 500 --policy full-jitter --hints on");
     String json = text.lines().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
@@ -60,18 +51,9 @@ class RealHerdSmokeTest {
    */
   @Test
   void aPlannedRestartBringsEveryoneBackByAppointment(@TempDir Path dir) throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status =
-        Main.run(
-            new String[] {"herd", "--real", "--clients", "20", "--capacity", "10",
-                "--downtime-ms", "1000", "--policy", "rfc", "--hints", "--planned",
-                "--cap-ms", "20000", "--json"},
-            new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    String text = out.toString(StandardCharsets.UTF_8);
-
-    assertThat(status).as("stderr: %s", err.toString(StandardCharsets.UTF_8)).isZero();
+    String text = runOk("herd", "--real", "--clients", "20", "--capacity", "10",
+        "--downtime-ms", "1000", "--policy", "rfc", "--hints", "--planned",
+        "--cap-ms", "20000", "--json");
     assertThat(text).contains("--policy rfc --hints on --planned", "restarted as planned");
     String json = text.lines().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
     assertThat(intOf(json, "clientsBack")).isEqualTo(20);
@@ -88,18 +70,9 @@ class RealHerdSmokeTest {
   @Test
   void aServerWarmingUpBooksEveryDialAndEveryoneIsBackByTheLimit(@TempDir Path dir)
       throws Exception {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status =
-        Main.run(
-            new String[] {"herd", "--real", "--clients", "20", "--capacity", "10",
-                "--downtime-ms", "1000", "--policy", "full-jitter", "--hints", "--warm-up",
-                "--cap-ms", "20000", "--json"},
-            new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    String text = out.toString(StandardCharsets.UTF_8);
-
-    assertThat(status).as("stderr: %s", err.toString(StandardCharsets.UTF_8)).isZero();
+    String text = runOk("herd", "--real", "--clients", "20", "--capacity", "10",
+        "--downtime-ms", "1000", "--policy", "full-jitter", "--hints", "--warm-up",
+        "--cap-ms", "20000", "--json");
     assertThat(text).contains("--hints on --warm-up", "warming up");
     String json = text.lines().filter(l -> l.startsWith("{")).findFirst().orElseThrow();
     assertThat(intOf(json, "clientsBack")).isEqualTo(20);
@@ -109,6 +82,17 @@ class RealHerdSmokeTest {
     // spread and the machine's slack, where full jitter from a dark server takes up to its cap.
     assertThat(intOf(json, "maxMs")).isBetween(2900L, 6000L);
     assertThat(intOf(json, "dials")).as("about two dials each").isLessThanOrEqualTo(50);
+  }
+
+  /** Runs {@code args} through the jar's entry point; asserts exit 0 and returns stdout. */
+  private static String runOk(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int status = Main.run(args, new ByteArrayInputStream(new byte[0]),
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(status).as("stderr: %s", err.toString(StandardCharsets.UTF_8)).isZero();
+    return out.toString(StandardCharsets.UTF_8);
   }
 
   private static long intOf(String json, String key) {

@@ -23,18 +23,8 @@ class DemoSmokeTest {
   @Test
   @Timeout(value = 60, unit = SECONDS)
   void aSmallDemoEndsOkWithExitZero() {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      code = Main.run(new String[] {"demo", "--clients", "20", "--rooms", "2", "--down-ms", "500",
-          "--before-kill-ms", "1000", "--after-restart-ms", "1000", "--rate", "20"},
-          new ByteArrayInputStream(new byte[0]), o, e);
-    }
-    String printed = out.toString(StandardCharsets.UTF_8);
-    assertThat(code).as("exit status; stdout:%n%s%nstderr:%n%s", printed,
-        err.toString(StandardCharsets.UTF_8)).isZero();
+    String printed = runOk("demo", "--clients", "20", "--rooms", "2", "--down-ms", "500",
+        "--before-kill-ms", "1000", "--after-restart-ms", "1000", "--rate", "20");
     assertThat(printed).contains("RESULT: OK - nothing lost, nothing duplicated");
     // The accounting sets the all-back time against the least the accept rate allows.
     assertThat(printed).containsPattern("all back [0-9.]+ s after the restart: limit N/C = 20/100/s"
@@ -45,7 +35,6 @@ class DemoSmokeTest {
             + " 20/100/s = 0\\.2 s \\([0-9.]+x\\); [0-9.]+ s after the stop: limit D \\+ N/C")
         .contains("reconnect wave after the planned restart")
         .contains("reconnect wave after the hard kill");
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
     await("the demo's server and socket threads to end").atMost(15, SECONDS)
         .until(() -> leftoverThreads().isEmpty());
   }
@@ -58,27 +47,35 @@ class DemoSmokeTest {
   @Test
   @Timeout(value = 60, unit = SECONDS)
   void aKillWhoseNextServerWarmsUpBooksTheDialsAndEndsOk() {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code;
-    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-      code = Main.run(new String[] {"demo", "--clients", "20", "--rooms", "2", "--down-ms", "3000",
-          "--before-kill-ms", "1000", "--after-restart-ms", "1000", "--rate", "20",
-          "--restart", "warm"},
-          new ByteArrayInputStream(new byte[0]), o, e);
-    }
-    String printed = out.toString(StandardCharsets.UTF_8);
-    assertThat(code).as("exit status; stdout:%n%s%nstderr:%n%s", printed,
-        err.toString(StandardCharsets.UTF_8)).isZero();
+    String printed = runOk("demo", "--clients", "20", "--rooms", "2", "--down-ms", "3000",
+        "--before-kill-ms", "1000", "--after-restart-ms", "1000", "--rate", "20", "--restart",
+        "warm");
     assertThat(printed).contains("RESULT: OK - nothing lost, nothing duplicated")
         .contains("a new server listens on port")
         .containsPattern("during the warm-up \\([0-9.]+ s\\): [1-9][0-9]* dials turned away")
         .containsPattern("hard kill, next server warming up: all back [0-9.]+ s after the restart")
         .doesNotContain("reconnect wave after the planned restart");
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
     await("the demo's server and socket threads to end").atMost(15, SECONDS)
         .until(() -> leftoverThreads().isEmpty());
+  }
+
+  /**
+   * Runs the demo with {@code args} through the jar's entry point; asserts exit 0 and an empty
+   * stderr, and returns stdout.
+   */
+  private static String runOk(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code;
+    try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+      code = Main.run(args, new ByteArrayInputStream(new byte[0]), o, e);
+    }
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as("exit status; stdout:%n%s%nstderr:%n%s", printed,
+        err.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    return printed;
   }
 
   private static List<String> leftoverThreads() {
