@@ -39,9 +39,20 @@ class SystemSchedulerTest {
   @Test
   void aCancelledTaskDoesNotRunAndAFailingTaskDoesNotKillTheThread() throws InterruptedException {
     Scheduler scheduler = Scheduler.systemScheduler();
+    // The scheduler's one thread waits at this gate until the task is cancelled, so that a slow
+    // machine cannot run the task before the cancel comes.
+    CountDownLatch gate = new CountDownLatch(1);
+    scheduler.schedule(Duration.ZERO, () -> {
+      try {
+        gate.await(10, SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
     CountDownLatch never = new CountDownLatch(1);
     Cancellable c = scheduler.schedule(Duration.ofMillis(50), never::countDown);
     c.cancel();
+    gate.countDown();
     scheduler.schedule(Duration.ZERO, () -> {
       throw new IllegalStateException("task bug (expected in this test)");
     });

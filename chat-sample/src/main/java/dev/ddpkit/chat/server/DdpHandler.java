@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.reconnect.Ticker;
-import dev.ddpkit.reconnect.admission.Admission;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +11,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import org.java_websocket.WebSocket;
 import org.java_websocket.exceptions.WebsocketNotConnectedException;
@@ -25,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * later from the store's writer thread once the message is durable, right after the writer has
  * broadcast it. Every peer input is validated; nothing a peer sends can throw out of here.
  *
- * <p>This class takes the socket events, admits or turns away connections, and checks each DDP
+ * <p>This class takes the socket events (what becomes of a new one is {@link Arrivals}'), and checks each DDP
  * frame's shape; what a well-formed frame asks for is done by {@link MethodCalls} (with {@link
  * Logins}), {@link Subscriptions} and {@link Liveness}.
  */
@@ -46,33 +44,19 @@ final class DdpHandler {
 
   private final Secrets secrets;
   private final Counters counters;
-  /** Null when every connection is accepted (no accept rate). */
-  private final Admission admission;
   private final Subscriptions subscriptions;
   private final Logins logins;
   private final MethodCalls methods;
   private final Clock clock;
   private final ConnectionListener listener;
-  private final boolean retryAfterHints;
   private final Liveness liveness;
   private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
-  private final AtomicLong seq = new AtomicLong();
-  private volatile Mode mode = Mode.OPEN;
-  /** The close reason of a connection turned away while draining. */
-  private volatile java.util.function.Supplier<String> drainReason = () -> "service restart";
+  private final Arrivals arrivals;
 
   DdpHandler(ChatStore store, Secrets secrets, Counters counters, ChatServer.Builder cfg,
       ScheduledExecutorService timer) {
     this.secrets = secrets;
     this.counters = counters;
-    // Built with the handler, when the server starts: its bucket is empty then.
-    this.admission = cfg.acceptRate == 0 ? null : Admission.builder()
-        .capacity(cfg.acceptRate)
-        .burst(cfg.acceptBurst == 0 ? cfg.acceptRate : cfg.acceptBurst)
-        .appointments(cfg.retryAfterHints)
-        .warmUp(cfg.warmUp)
-        .ticker(cfg.ticker)
-        .build();
     Ticker ticker = cfg.ticker;
     DdpRateLimiter rateLimiter =
         new DdpRateLimiter(cfg.rateLimits, () -> ticker.read() / 1_000_000L);
@@ -82,8 +66,9 @@ final class DdpHandler {
     this.methods = new MethodCalls(logins, chat, rateLimiter, counters);
     this.clock = cfg.clock;
     this.listener = cfg.connectionListener;
-    this.retryAfterHints = cfg.retryAfterHints;
     this.liveness = new Liveness(sessions, counters, cfg, timer);
+    // Built with the handler, when the server starts: the admission's bucket is empty then.
+    this.arrivals = new Arrivals(cfg, counters, sessions, timer, this::handle);
   }
 
   void attach(Endpoint endpoint) {
@@ -91,8 +76,7 @@ final class DdpHandler {
   }
 
   void mode(Mode mode, java.util.function.Supplier<String> drainReason) {
-    this.drainReason = drainReason;
-    this.mode = mode;
+    arrivals.mode(mode, drainReason);
   }
 
   /** The accepted connections open now. */
@@ -103,49 +87,14 @@ final class DdpHandler {
   // ------------------------------------------------------------------ socket events
 
   void opened(WebSocket conn) {
-    long now = clock.millis();
-    counters.connectionsTotal.incrementAndGet();
-    Mode m = mode;
-    if (m == Mode.KILLED) {
-      Liveness.dropAbruptly(conn);
-      return;
-    }
-    if (m == Mode.DRAINING) {
-      String reason = drainReason.get();
-      conn.close(1012, reason);
-      long hint = retryAfter(reason);
-      notify(() -> listener.rejected(now, 1012, hint));
-      return;
-    }
-    Admission.Verdict v = admission == null ? null : admission.admit();
-    if (v != null && !v.admitted()) {
-      counters.connectionsRejected.incrementAndGet();
-      counters.rejected(now);
-      // With hints the slot is reserved for whoever comes back in it; without, nothing is.
-      conn.close(1013, retryAfterHints ? v.closeReason("try again later") : "try again later");
-      long wait = v.retryAfterMillis();
-      notify(() -> listener.rejected(now, 1013, wait));
-      return;
-    }
-    Session s = new Session(seq.incrementAndGet(), conn, System.nanoTime());
-    conn.setAttachment(s);
-    sessions.add(s);
-    counters.connectionsOpened.incrementAndGet();
-    counters.accepted(now);
-    ObjectNode hello = Frames.object();
-    hello.put("server_id", "0");
-    send(s, hello);
-    notify(() -> listener.accepted(now));
-  }
-
-  /** The {@code retry-after} of a close reason this server made, or 0. */
-  static long retryAfter(String reason) {
-    int i = reason.lastIndexOf("retry-after=");
-    return i < 0 ? 0 : Long.parseLong(reason.substring(i + "retry-after=".length()));
+    arrivals.opened(conn);
   }
 
   void closed(WebSocket conn, int code, boolean remote) {
     Session s = conn.getAttachment();
+    if (s != null && s.hold != null) {
+      s.hold.closed();
+    }
     if (s == null || !sessions.remove(s)) {
       return;
     }
@@ -170,6 +119,15 @@ final class DdpHandler {
     if (s == null) {
       return; // a connection we turned away; its close is under way
     }
+    if (s.hold == null) {
+      handle(s, text);
+    } else if (!s.hold.frame(text, t -> handle(s, t))) {
+      counters.protocolErrors.incrementAndGet();
+      conn.close(1008, "too many frames before the connection was served");
+    }
+  }
+
+  private void handle(Session s, String text) {
     try {
       onText(s, text);
     } catch (RuntimeException e) {

@@ -26,6 +26,8 @@ final class Session {
   final long seq;
   final WebSocket conn;
   final long openedNanos;
+  /** While the admission holds this connection, its frames wait here; null if never held. */
+  final Hold hold;
 
   volatile boolean connected;
   volatile String version;
@@ -51,9 +53,10 @@ final class Session {
   private final ArrayDeque<String> withResults = new ArrayDeque<>();
   private static final List<ObjectNode> RUNNING = List.of();
 
-  Session(long seq, WebSocket conn, long nowNanos) {
+  Session(long seq, WebSocket conn, long nowNanos, Hold hold) {
     this.seq = seq;
     this.conn = conn;
+    this.hold = hold;
     this.openedNanos = nowNanos;
     this.lastInboundNanos = nowNanos;
   }

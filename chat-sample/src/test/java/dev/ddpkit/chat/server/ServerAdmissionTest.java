@@ -45,7 +45,7 @@ class ServerAdmissionTest {
 
   private static long hint(FakeConnection c) {
     assertThat(c.closeCode).isEqualTo(1013);
-    return DdpHandler.retryAfter(c.closeReason);
+    return Arrivals.retryAfter(c.closeReason);
   }
 
   @Test

@@ -21,6 +21,10 @@ import java.util.function.LongSupplier;
  * Admission.Verdict v = admission.admit();
  * if (!v.admitted()) {
  *   socket.close(1013, v.closeReason("try again later"));  // "try again later; retry-after=35"
+ * } else if (v.holdMillis() > 0) {
+ *   timer.schedule(() -> serve(socket), v.holdMillis(), MILLISECONDS); // keep its frames till then
+ * } else {
+ *   serve(socket);
  * }
  * }</pre>
  *
@@ -33,10 +37,17 @@ import java.util.function.LongSupplier;
  * <p><b>The bound.</b> Reserved tokens that have come due but are not yet claimed stay in the
  * bucket and count toward its depth: free tokens overflow first, a promise never does. So at most
  * {@code max(burst, capacity * claimWindow + 1)} tokens are ever waiting, and in any window of W
- * seconds at most that plus {@code capacity * W} dials are admitted: {@code burst + capacity * W}
- * when the claim window is shorter than {@code burst / capacity}. In a herd, whose queue keeps the
- * bucket empty, that is {@code capacity * W} plus the due slots whose clients are still on their
- * way (a client late by u claims a token that came due u earlier).
+ * seconds at most that plus {@code capacity * W} dials are admitted.
+ *
+ * <p><b>The peak limit.</b> That is more than {@code capacity} in a second: the depth of a bucket
+ * full after an idle spell, and, in a herd, the due slots whose clients are still on their way (a
+ * client late by u claims a token that came due u earlier) come on top of the rate. So with
+ * appointments on, an admission that would make more than {@code capacity} in the last second is
+ * {@linkplain Verdict#holdMillis() held}: the dial is admitted, and the server keeps the
+ * connection and starts serving it when the oldest of those admissions is a second old (whole
+ * milliseconds, never before an earlier start). No more than {@code capacity} connections start in
+ * any one second, and nobody dials again for it. In a herd a hold is a few milliseconds; after an
+ * idle spell, when the bucket has just let its depth in, up to a second.
  *
  * <p><b>Warming up.</b> A server that listens before it can serve (a process restarted at once
  * that still has to load, or a front that stays up while the servers behind it restart) is built
@@ -48,7 +59,7 @@ import java.util.function.LongSupplier;
  *
  * <p>With {@linkplain Builder#appointments(boolean) appointments off} it is the plain token bucket:
  * a rejection reserves nothing (for a server that sends no hint, so that nobody would come back in
- * the slot).
+ * the slot) and nothing is held.
  *
  * <p>The server half of the hint protocol; the simulation's model server uses this same class, so
  * the simulation predicts the server. Thread-safe; time comes from the {@link Ticker}.
@@ -62,6 +73,8 @@ public final class Admission {
   private final long burstUnits;
   private final long claimNanos;
   private final boolean appointments;
+  /** Null with appointments off. */
+  private final PeakLimit peakLimit;
   private final Ticker ticker;
 
   // Guarded by this.
@@ -83,6 +96,7 @@ public final class Admission {
     this.burstUnits = b.burst * TOKEN;
     this.claimNanos = b.claimWindow.toNanos();
     this.appointments = b.appointments;
+    this.peakLimit = b.appointments ? new PeakLimit(b.capacity) : null;
     this.ticker = b.ticker;
     this.lastNow = ticker.read();
     this.asOf = lastNow + b.warmUp.toNanos(); // accrual starts when the warm-up is over
@@ -99,15 +113,15 @@ public final class Admission {
     if (due > 0) {
       pop();
       due--;
-      return Verdict.CLAIMED;
+      return start(Verdict.CLAIMED, now);
     }
     if (spare > 0) {
       spare--;
-      return Verdict.ADMITTED;
+      return start(Verdict.ADMITTED, now);
     }
     if (asOf <= now && stored >= TOKEN) {
       stored -= TOKEN;
-      return Verdict.ADMITTED;
+      return start(Verdict.ADMITTED, now);
     }
     long need = TOKEN - stored;
     long ticks = ceilDiv(need, capacity);
@@ -118,6 +132,12 @@ public final class Admission {
       push(slot);
     }
     return Verdict.rejected(Math.max(1, ceilDiv(slot - now, MS)));
+  }
+
+  /** An admitted dial, held if the {@link PeakLimit} says so. */
+  private Verdict start(Verdict admitted, long now) {
+    long holdMillis = peakLimit == null ? 0 : peakLimit.holdMillis(now);
+    return holdMillis == 0 ? admitted : new Verdict(admitted.outcome(), 0, holdMillis);
   }
 
   /**
@@ -209,8 +229,11 @@ public final class Admission {
    * @param outcome admitted on a free token, on a reservation, or rejected
    * @param retryAfterMillis for a rejection, when to come back (at least 1 ms; with appointments,
    *     the reserved slot); 0 when admitted
+   * @param holdMillis for an admission, how long the server keeps the connection before it
+   *     starts serving it, under the peak limit (see the class comment; 0: at once); 0 for a
+   *     rejection
    */
-  public record Verdict(Outcome outcome, long retryAfterMillis) {
+  public record Verdict(Outcome outcome, long retryAfterMillis, long holdMillis) {
     static final Verdict ADMITTED = new Verdict(Outcome.ADMITTED, 0);
     static final Verdict CLAIMED = new Verdict(Outcome.CLAIMED, 0);
 
@@ -221,6 +244,15 @@ public final class Admission {
         throw new IllegalArgumentException(
             "retryAfterMillis must be positive exactly for a rejection: " + retryAfterMillis);
       }
+      if (holdMillis < 0 || (outcome == Outcome.REJECTED && holdMillis > 0)) {
+        throw new IllegalArgumentException(
+            "holdMillis must be 0 for a rejection and not negative: " + holdMillis);
+      }
+    }
+
+    /** A verdict with no hold. */
+    public Verdict(Outcome outcome, long retryAfterMillis) {
+      this(outcome, retryAfterMillis, 0);
     }
 
     static Verdict rejected(long retryAfterMillis) {
@@ -309,8 +341,9 @@ public final class Admission {
     }
 
     /**
-     * Sets whether a rejection reserves its slot (default true). Off for a server that sends no
-     * {@code retry-after} hint: then this is the plain token bucket.
+     * Sets whether a rejection reserves its slot and admissions keep to the peak limit (default
+     * true). Off for a server that sends no {@code retry-after} hint: then this is the plain
+     * token bucket.
      */
     public Builder appointments(boolean on) {
       this.appointments = on;

@@ -13,8 +13,14 @@
  * planned restart, {@link dev.ddpkit.reconnect.admission.Admission#restartAppointment} gives every
  * connection closed with 1012 its own slot after the expected downtime: one dial each.
  *
- * <p>No network and no protocol here: the server calls {@code admit()} when a socket opens and
- * closes it with 1013 and the verdict's reason if it is rejected. The herd simulation ({@link
+ * <p>It also keeps the server's peak: never more than C connections start in any one second.
+ * Clients late in their slots, or the depth of a bucket full after an idle spell, would let more
+ * in; the one too many is admitted but held (the verdict's {@code holdMillis}), and served when
+ * the oldest start of the last second is a second old.
+ *
+ * <p>No network and no protocol here: the server calls {@code admit()} when a socket opens,
+ * closes it with 1013 and the verdict's reason if it is rejected, and serves it after the
+ * verdict's hold (keeping what it sends meanwhile) if it is held. The herd simulation ({@link
  * dev.ddpkit.reconnect.sim}) and the sample's {@code ChatServer} use the same class, so the
  * simulation predicts the server.
  */

@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A dial reaches the server {@code latency} after the manager asks for it, and the client reports
  * the verdict on its attempt at that same instant: {@code opened()} if admitted, {@code
- * closed(1006, "")} while the server is down, {@code closed(1013, reason)} over capacity. Admitted clients stay connected.
+ * closed(1006, "")} while the server is down, {@code closed(1013, reason)} over capacity; a dial
+ * the admission holds under its peak limit is reported {@code opened()} (and counted back) when
+ * the hold is over. Admitted clients stay connected.
  * The run stops when every client is back or at the horizon, whichever comes first.
  */
 public final class HerdSimulation {
@@ -186,16 +188,24 @@ public final class HerdSimulation {
       return;
     }
     Admission.Verdict verdict = server.admit(now);
-    if (verdict.admitted()) {
-      acceptedPerMs.add(ms);
-      backAt[back++] = now;
-      a.opened();
+    if (verdict.admitted() && verdict.holdMillis() > 0) {
+      // Held under the server's peak limit: the connection is up, served from then on.
+      long start = now + verdict.holdMillis() * MS;
+      clock.schedule(Duration.ofMillis(verdict.holdMillis()), () -> back(a, start));
+    } else if (verdict.admitted()) {
+      back(a, now);
     } else {
       rejectedPerMs.add(ms);
       a.closed(
           CloseCodes.TRY_AGAIN_LATER,
           config.hints() ? verdict.closeReason("overloaded") : "overloaded");
     }
+  }
+
+  private void back(Attempt a, long at) {
+    acceptedPerMs.add((int) (at / MS));
+    backAt[back++] = at;
+    a.opened();
   }
 
   private HerdResult result() {

@@ -163,6 +163,12 @@ class AdmissionTest {
     assertThat(maxInAnyWindow(run.admittedAt, 1_000 * MS)).isLessThanOrEqualTo(500 + 50);
     // The last one is back at N/C (10 s) plus at most its spread.
     assertThat(run.admittedAt.get(clients - 1)).isBetween(10_000 * MS, 10_100 * MS);
+    // Those late claims bunch up (more than C decided in some second); the peak limit holds the
+    // ones too many, so no more than C are served in any second, and the last only a little later.
+    assertThat(maxInAnyWindow(run.admittedAt, 1_000 * MS)).isGreaterThan(500);
+    assertThat(maxInAnyWindow(run.startedAt, 1_000 * MS)).isEqualTo(500);
+    assertThat(run.startedAt.get(clients - 1)).isBetween(10_000 * MS, 10_100 * MS);
+    assertThat(maxHold(run)).isLessThan(100 * MS);
   }
 
   @Test
@@ -171,6 +177,8 @@ class AdmissionTest {
 
     assertThat(maxInAnyWindow(run.admittedAt, 1_000 * MS)).isEqualTo(500);
     assertThat(run.admittedAt.get(4_999)).isEqualTo(10_000 * MS);
+    assertThat(run.startedAt).as("nobody held: the slots alone keep the rate")
+        .isEqualTo(run.admittedAt);
   }
 
   @Test
@@ -189,9 +197,24 @@ class AdmissionTest {
     // The bucket never fills in a herd: C per second plus at most C * spread of late claims.
     assertThat(maxInAnyWindow(run.admittedAt, 1_000 * MS)).isLessThanOrEqualTo(500 + 50);
     assertThat(run.admittedAt.get(clients - 1)).isBetween(10_000 * MS, 10_100 * MS);
+    assertThat(maxInAnyWindow(run.startedAt, 1_000 * MS)).isLessThanOrEqualTo(500);
+    assertThat(run.startedAt.get(clients - 1)).isBetween(10_000 * MS, 10_100 * MS);
   }
 
-  private record HerdRun(Admission admission, List<Long> admittedAt, int[] dials) {}
+  private static long maxHold(HerdRun run) {
+    long max = 0;
+    for (int i = 0; i < run.admittedAt.size(); i++) {
+      max = Math.max(max, run.startedAt.get(i) - run.admittedAt.get(i));
+    }
+    return max;
+  }
+
+  /**
+   * @param admittedAt when each admission was decided
+   * @param startedAt when each admitted connection was served: the decision plus its hold
+   */
+  private record HerdRun(
+      Admission admission, List<Long> admittedAt, List<Long> startedAt, int[] dials) {}
 
   /**
    * Clients first dial at random in {@code [0, firstWave)}, then each comes back at its hint plus
@@ -201,6 +224,7 @@ class AdmissionTest {
     now = 0;
     Admission a = at500().build(); // claim window: 500 ms by default
     List<Long> admittedAt = new ArrayList<>();
+    List<Long> startedAt = new ArrayList<>();
     int[] dials = new int[clients];
     // (time in ns, client), earliest first; ties in client order.
     PriorityQueue<long[]> arrivals =
@@ -219,6 +243,7 @@ class AdmissionTest {
       Verdict v = a.admit();
       if (v.admitted()) {
         admittedAt.add(now);
+        startedAt.add(now + v.holdMillis() * MS);
       } else {
         long late = spreadMillis == 0 ? 0 : random.nextLong(spreadMillis * MS);
         long back = now + v.retryAfterMillis() * MS + late;
@@ -226,7 +251,7 @@ class AdmissionTest {
       }
     }
     assertThat(admittedAt).hasSize(clients);
-    return new HerdRun(a, admittedAt, dials);
+    return new HerdRun(a, admittedAt, startedAt, dials);
   }
 
   @Test
@@ -242,6 +267,8 @@ class AdmissionTest {
             .build();
     SplittableRandom random = new SplittableRandom(11);
     List<Long> admittedAt = new ArrayList<>();
+    List<Long> startedAt = new ArrayList<>();
+    long maxHold = 0;
     PriorityQueue<Long> arrivals = new PriorityQueue<>();
     // Waves of newcomers with idle spells between them, and rejected clients that come back in
     // their slot, late, or never.
@@ -256,6 +283,8 @@ class AdmissionTest {
       Verdict v = a.admit();
       if (v.admitted()) {
         admittedAt.add(now);
+        startedAt.add(now + v.holdMillis() * MS);
+        maxHold = Math.max(maxHold, v.holdMillis());
       } else if (random.nextInt(4) != 0) {
         arrivals.add(now + v.retryAfterMillis() * MS + random.nextLong(400 * MS));
       }
@@ -264,6 +293,51 @@ class AdmissionTest {
     assertThat(admittedAt).hasSizeGreaterThan(capacity * 20);
     assertThat(maxInAnyWindow(admittedAt, 1_000 * MS)).isLessThanOrEqualTo(capacity + burst);
     assertThat(maxInAnyWindow(admittedAt, 100 * MS)).isLessThanOrEqualTo(capacity / 10 + burst);
+    // Served, under the peak limit: never more than the capacity in any second, and no
+    // connection kept waiting a second or more for it.
+    assertThat(startedAt).isSorted();
+    assertThat(maxInAnyWindow(startedAt, 1_000 * MS)).isEqualTo(capacity);
+    assertThat(maxHold).isPositive().isLessThan(1_000);
+  }
+
+  @Test
+  void afterAnIdleSpellTheBucketsDepthIsLetInAndTheNextTokensAreHeldToTheCapacityPerSecond() {
+    Admission a = Admission.builder().capacity(2).ticker(() -> now).build();
+
+    assertThat(at(10_000, a)).isEqualTo(ADMITTED); // the bucket is full: 2 tokens
+    assertThat(at(10_000, a)).isEqualTo(ADMITTED);
+    // 0.6 s later 1.2 tokens have accrued: one is taken, but 2 were let in 0.6 s ago, so the
+    // connection is held until the first of them is a second old.
+    assertThat(at(10_600, a)).isEqualTo(new Verdict(Outcome.ADMITTED, 0, 400));
+    // No token left: the next slot (11.0 s) is booked, and claimed on time with no hold, as
+    // the two let in at 10 s are a second old by then.
+    assertThat(at(10_600, a)).isEqualTo(rejected(400));
+    assertThat(at(11_000, a)).isEqualTo(CLAIMED);
+    // Starts are never out of order: a dial right behind a held one is held to its start.
+    assertThat(at(20_000, a)).isEqualTo(ADMITTED);
+    assertThat(at(20_000, a)).isEqualTo(ADMITTED);
+    assertThat(at(20_999, a)).isEqualTo(new Verdict(Outcome.ADMITTED, 0, 1));
+  }
+
+  @Test
+  void withoutAppointmentsNothingIsHeld() {
+    Admission a = Admission.builder().capacity(2).appointments(false).ticker(() -> now).build();
+
+    assertThat(at(10_000, a)).isEqualTo(ADMITTED);
+    assertThat(at(10_000, a)).isEqualTo(ADMITTED);
+    assertThat(at(10_600, a)).as("the plain bucket: 3 in 0.6 s").isEqualTo(ADMITTED);
+  }
+
+  @Test
+  void aVerdictHoldsOnlyAnAdmission() {
+    assertThat(new Verdict(Outcome.CLAIMED, 0, 5).holdMillis()).isEqualTo(5);
+    assertThat(new Verdict(Outcome.REJECTED, 5).holdMillis()).isZero();
+    assertThatThrownBy(() -> new Verdict(Outcome.REJECTED, 5, 5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("holdMillis");
+    assertThatThrownBy(() -> new Verdict(Outcome.ADMITTED, 0, -1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("holdMillis");
   }
 
   @Test

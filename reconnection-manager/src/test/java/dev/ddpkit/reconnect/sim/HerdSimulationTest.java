@@ -199,6 +199,30 @@ class HerdSimulationTest {
     assertThat(r.maxMs().orElseThrow()).isBetween(6_000L, 6_000L + 250 + 1);
   }
 
+  @ParameterizedTest
+  @EnumSource(
+      value = HerdPolicy.class,
+      names = {"FIXED", "RFC", "FULL_JITTER"})
+  void withHintsTheServerNeverAdmitsMoreThanItsCapacityInAnySecond(HerdPolicy policy) {
+    HerdConfig dark =
+        HerdConfig.builder()
+            .clients(3_000)
+            .capacity(500)
+            .downtime(Duration.ofSeconds(5))
+            .policy(policy)
+            .hints(true)
+            .build();
+
+    for (HerdConfig config : List.of(dark, dark.toBuilder().warmUp(true).build())) {
+      HerdResult r = HerdSimulation.run(config);
+      assertThat(r.complete()).isTrue();
+      // Clients late in their slots, and a full bucket's depth after an idle spell, would let
+      // more in; the admission holds the ones too many instead (it turns nobody away for it).
+      assertThat(r.peakAcceptedPerSecond()).as(config.toString()).isLessThanOrEqualTo(500);
+      assertThat(r.peakAcceptedPerSecond()).as(config.toString()).isGreaterThan(450);
+    }
+  }
+
   @Test
   void withoutAPlanTheSameOutageCutsEveryConnectionAndTheClientsRetryOnTheirCurve() {
     HerdConfig planned =

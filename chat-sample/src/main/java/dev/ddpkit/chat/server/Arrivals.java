@@ -1,0 +1,153 @@
+package dev.ddpkit.chat.server;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.reconnect.admission.Admission;
+import java.time.Clock;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+import org.java_websocket.WebSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What becomes of a socket that opens: turned away if the server is killed (dropped) or draining
+ * (1012 with the drain's appointment); otherwise judged by the server's {@link Admission}, built
+ * with this object when the server starts (its bucket empty then): rejected with 1013 and an
+ * appointment, served at once, or held under the admission's peak limit and served when the hold
+ * is over (its frames kept meanwhile in its {@link Hold}). Serving adds the session to the open
+ * ones and greets it with {@code server_id}.
+ */
+final class Arrivals {
+  private static final Logger log = LoggerFactory.getLogger(Arrivals.class);
+
+  private final Counters counters;
+  /** Null when every connection is accepted (no accept rate). */
+  private final Admission admission;
+  private final boolean retryAfterHints;
+  private final Clock clock;
+  private final ConnectionListener listener;
+  private final Set<Session> sessions;
+  private final ScheduledExecutorService timer;
+  /** Handles one frame of a served connection (the handler's). */
+  private final BiConsumer<Session, String> handle;
+  private final AtomicLong seq = new AtomicLong();
+  private volatile DdpHandler.Mode mode = DdpHandler.Mode.OPEN;
+  /** The close reason of a connection turned away while draining. */
+  private volatile Supplier<String> drainReason = () -> "service restart";
+
+  Arrivals(ChatServer.Builder cfg, Counters counters, Set<Session> sessions,
+      ScheduledExecutorService timer, BiConsumer<Session, String> handle) {
+    this.counters = counters;
+    this.admission = cfg.acceptRate == 0 ? null : Admission.builder()
+        .capacity(cfg.acceptRate)
+        .burst(cfg.acceptBurst == 0 ? cfg.acceptRate : cfg.acceptBurst)
+        .appointments(cfg.retryAfterHints)
+        .warmUp(cfg.warmUp)
+        .ticker(cfg.ticker)
+        .build();
+    this.retryAfterHints = cfg.retryAfterHints;
+    this.clock = cfg.clock;
+    this.listener = cfg.connectionListener;
+    this.sessions = sessions;
+    this.timer = timer;
+    this.handle = handle;
+  }
+
+  void mode(DdpHandler.Mode mode, Supplier<String> drainReason) {
+    this.drainReason = drainReason;
+    this.mode = mode;
+  }
+
+  void opened(WebSocket conn) {
+    long now = clock.millis();
+    counters.connectionsTotal.incrementAndGet();
+    if (turnedAway(conn, now)) {
+      return;
+    }
+    Admission.Verdict v = admission == null ? null : admission.admit();
+    if (v != null && !v.admitted()) {
+      counters.connectionsRejected.incrementAndGet();
+      counters.rejected(now);
+      // With hints the slot is reserved for whoever comes back in it; without, nothing is.
+      conn.close(1013, retryAfterHints ? v.closeReason("try again later") : "try again later");
+      long wait = v.retryAfterMillis();
+      notify(() -> listener.rejected(now, 1013, wait));
+      return;
+    }
+    boolean held = v != null && v.holdMillis() > 0;
+    Session s = new Session(seq.incrementAndGet(), conn, System.nanoTime(), held ? new Hold() : null);
+    conn.setAttachment(s);
+    if (!held) {
+      serve(s, now);
+      return;
+    }
+    // Admitted, but one more would be over the accept rate in the last second: served later.
+    try {
+      timer.schedule(() -> endHold(s), v.holdMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      conn.close(1001, "server stopping"); // the timer is gone: the server is stopping
+    }
+  }
+
+  private void endHold(Session s) {
+    try {
+      s.hold.start(
+          () -> !turnedAway(s.conn, clock.millis()) && serve(s, clock.millis()),
+          text -> handle.accept(s, text));
+    } catch (RuntimeException e) {
+      log.error("internal error serving {} after its hold; closing it with 1011", s, e);
+      s.conn.close(1011, "internal error");
+    }
+  }
+
+  /** Turns a new connection away if the server is killed or draining; whether it did. */
+  private boolean turnedAway(WebSocket conn, long now) {
+    DdpHandler.Mode m = mode;
+    if (m == DdpHandler.Mode.KILLED) {
+      Liveness.dropAbruptly(conn);
+      return true;
+    }
+    if (m == DdpHandler.Mode.DRAINING) {
+      String reason = drainReason.get();
+      conn.close(1012, reason);
+      long hint = retryAfter(reason);
+      notify(() -> listener.rejected(now, 1012, hint));
+      return true;
+    }
+    return false;
+  }
+
+  /** Starts serving an admitted connection; false if it closed before. */
+  private boolean serve(Session s, long now) {
+    if (!s.conn.isOpen()) {
+      return false;
+    }
+    sessions.add(s);
+    counters.connectionsOpened.incrementAndGet();
+    counters.accepted(now);
+    ObjectNode hello = Frames.object();
+    hello.put("server_id", "0");
+    DdpHandler.send(s, hello);
+    notify(() -> listener.accepted(now));
+    return true;
+  }
+
+  /** The {@code retry-after} of a close reason this server made, or 0. */
+  static long retryAfter(String reason) {
+    int i = reason.lastIndexOf("retry-after=");
+    return i < 0 ? 0 : Long.parseLong(reason.substring(i + "retry-after=".length()));
+  }
+
+  private void notify(Runnable call) {
+    try {
+      call.run();
+    } catch (RuntimeException e) {
+      log.warn("connection listener threw", e);
+    }
+  }
+}
