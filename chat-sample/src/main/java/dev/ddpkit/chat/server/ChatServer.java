@@ -96,6 +96,7 @@ public final class ChatServer implements AutoCloseable {
       handler = h;
       Endpoint ep = new Endpoint(new InetSocketAddress(cfg.host, cfg.port), cfg.workers,
           cfg.maxFrameBytes, h, threadPrefix);
+      ep.setMaxPendingConnections(cfg.listenBacklog);
       h.attach(ep);
       endpoint = ep;
       ep.startAndAwait(10_000);
@@ -546,7 +547,14 @@ public final class ChatServer implements AutoCloseable {
 
   /** Settings of a {@link ChatServer}; every setter validates its argument. */
   public static final class Builder {
+    /**
+     * The default {@link #listenBacklog(int) listen backlog}: a few seconds of a reconnect wave at
+     * hundreds of dials per second while the accept loop is slow.
+     */
+    public static final int DEFAULT_LISTEN_BACKLOG = 1024;
+
     int port = 0;
+    int listenBacklog = DEFAULT_LISTEN_BACKLOG;
     String host = "127.0.0.1";
     Path dataDir;
     int acceptRate = 0;
@@ -689,6 +697,20 @@ public final class ChatServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How many connections the kernel queues for the accept loop (default {@link
+     * #DEFAULT_LISTEN_BACKLOG}; Linux caps it at {@code net.core.somaxconn}). When the queue is
+     * full the kernel drops the next SYNs and each such client's TCP retries only 1 s, 3 s, 7 s
+     * later: a reconnect wave needs room here (Java-WebSocket would pass the JDK's 50).
+     */
+    public Builder listenBacklog(int backlog) {
+      if (backlog < 1 || backlog > 65535) {
+        throw new IllegalArgumentException("listenBacklog must be in [1, 65535]: " + backlog);
+      }
+      this.listenBacklog = backlog;
+      return this;
+    }
+
     /** Socket worker threads that decode frames (default: the number of cores, at least 2). */
     public Builder workers(int workers) {
       if (workers < 1 || workers > 64) {
@@ -785,6 +807,7 @@ public final class ChatServer implements AutoCloseable {
     private Builder copy() {
       Builder b = new Builder();
       b.port = port;
+      b.listenBacklog = listenBacklog;
       b.host = host;
       b.dataDir = dataDir;
       b.acceptRate = acceptRate;
