@@ -8,6 +8,7 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import org.java_websocket.client.WebSocketClient;
 import org.java_websocket.drafts.Draft_6455;
+import org.java_websocket.framing.CloseFrame;
 import org.java_websocket.handshake.ServerHandshake;
 
 /**
@@ -22,6 +23,11 @@ final class WebSocketTransportClient extends WebSocketClient {
   private volatile Thread readThread;
   /** A failed dial's close reported by another thread, delivered when the read thread ends. */
   private Runnable deferredClose; // guarded by transport.lock
+  /** The close frame the server sent, once one arrived: its code and reason are the close's. */
+  private volatile PeerClose peerClose;
+
+  /** The code and reason of the server's close frame. */
+  private record PeerClose(int code, String reason) {}
 
   WebSocketTransportClient(
       WebSocketTransport transport,
@@ -92,6 +98,17 @@ final class WebSocketTransportClient extends WebSocketClient {
         "a binary frame of " + bytes.remaining() + " bytes (DDP is text only)"));
   }
 
+  /**
+   * Called by the library on its read thread once the server's close frame has arrived (remote;
+   * its echo is queued by then), and when we close (not remote).
+   */
+  @Override
+  public void onClosing(int code, String reason, boolean remote) {
+    if (remote) {
+      peerClose = new PeerClose(code, reason == null ? "" : reason);
+    }
+  }
+
   @Override
   public void onClose(int code, String reason, boolean remote) {
     if (code < 0 && Thread.currentThread() != readThread) {
@@ -108,6 +125,16 @@ final class WebSocketTransportClient extends WebSocketClient {
   }
 
   private void reportClose(int code, String reason, boolean remote) {
+    PeerClose peer = peerClose;
+    if (peer != null && remote && code == CloseFrame.ABNORMAL_CLOSE) {
+      // The server sent its close frame and closed the socket at once (Java-WebSocket's server
+      // does, without waiting for our echo). If our echo, or a frame sent just before, then meets
+      // the closed socket, the library's write thread reports 1006 with no reason, and that can
+      // overtake the close frame the read thread is handling: the server's code and reason (1013
+      // and its retry-after appointment) would be lost. The frame did arrive: it is the close.
+      listener.onClose(peer.code(), peer.reason(), /* remote= */ true);
+      return;
+    }
     // Java-WebSocket reports a dial that never connected with negative codes: on the wire
     // that is an abnormal closure.
     int c = code >= 1000 && code <= 4999 ? code : 1006;
