@@ -3,7 +3,9 @@ package dev.ddpkit.chat.server;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.reconnect.admission.Admission;
 import java.time.Clock;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +38,8 @@ final class Arrivals {
   /** Handles one frame of a served connection (the handler's). */
   private final BiConsumer<Session, String> handle;
   private final AtomicLong seq = new AtomicLong();
+  /** Admitted connections still held. */
+  private final Set<Session> pending = ConcurrentHashMap.newKeySet();
   private volatile DdpHandler.Mode mode = DdpHandler.Mode.OPEN;
   /** The close reason of a connection turned away while draining. */
   private volatile Supplier<String> drainReason = () -> "service restart";
@@ -58,9 +62,19 @@ final class Arrivals {
     this.handle = handle;
   }
 
+  /**
+   * Sets what becomes of new connections from now on; draining or killed, the connections still
+   * held are turned away at once, as a new dial would be (so a planned restart gives each its own
+   * appointment and a kill drops it).
+   */
   void mode(DdpHandler.Mode mode, Supplier<String> drainReason) {
     this.drainReason = drainReason;
     this.mode = mode;
+    if (mode != DdpHandler.Mode.OPEN) {
+      for (Session s : pending) {
+        endHold(s);
+      }
+    }
   }
 
   void opened(WebSocket conn) {
@@ -87,19 +101,39 @@ final class Arrivals {
       return;
     }
     // Admitted, but one more would be over the accept rate in the last second: served later.
+    pending.add(s);
     try {
       timer.schedule(() -> endHold(s), v.holdMillis(), TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
-      conn.close(1001, "server stopping"); // the timer is gone: the server is stopping
+      // The timer is gone: the server is stopping.
+      pending.remove(s);
+      s.hold.drop();
+      conn.close(1001, "server stopping");
     }
   }
 
+  /**
+   * Ends a hold: serves the connection and hands it the frames it sent meanwhile, or turns it
+   * away if the server is draining or killed by now. On the timer when the hold is over, or at
+   * once on the thread that drains or kills the server; only the first call does anything.
+   */
   private void endHold(Session s) {
+    pending.remove(s);
+    Hold hold = s.hold;
+    if (!hold.take()) {
+      return;
+    }
     try {
-      s.hold.start(
-          () -> !turnedAway(s.conn, clock.millis()) && serve(s, clock.millis()),
-          text -> handle.accept(s, text));
+      long now = clock.millis();
+      if (turnedAway(s.conn, now) || !serve(s, now)) {
+        hold.drop();
+        return;
+      }
+      for (List<String> batch = hold.nextBatch(); !batch.isEmpty(); batch = hold.nextBatch()) {
+        batch.forEach(text -> handle.accept(s, text));
+      }
     } catch (RuntimeException e) {
+      hold.drop();
       log.error("internal error serving {} after its hold; closing it with 1011", s, e);
       s.conn.close(1011, "internal error");
     }
@@ -124,10 +158,14 @@ final class Arrivals {
 
   /** Starts serving an admitted connection; false if it closed before. */
   private boolean serve(Session s, long now) {
-    if (!s.conn.isOpen()) {
+    if (!s.conn.isOpen() || (s.hold != null && s.hold.isClosed())) {
       return false;
     }
     sessions.add(s);
+    if (s.hold != null && s.hold.isClosed()) {
+      sessions.remove(s); // closed meanwhile: its close found no session to remove
+      return false;
+    }
     counters.connectionsOpened.incrementAndGet();
     counters.accepted(now);
     ObjectNode hello = Frames.object();

@@ -622,6 +622,10 @@ public final class ChatServer implements AutoCloseable {
 
     /**
      * The depth of the admission bucket in connections (default 0: the same as the accept rate).
+     * With retry-after hints on, the admission never lets more than the accept rate start in one
+     * second, and a connection admitted past that is held (kept open, served later) for up to
+     * about {@code burst / acceptRate} seconds: keep that well under the clients' connect
+     * timeout.
      */
     public Builder acceptBurst(int burst) {
       if (burst < 0) {

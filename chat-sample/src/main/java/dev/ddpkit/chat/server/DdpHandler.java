@@ -119,9 +119,10 @@ final class DdpHandler {
     if (s == null) {
       return; // a connection we turned away; its close is under way
     }
-    if (s.hold == null) {
+    Hold.Offer offer = s.hold == null ? Hold.Offer.HANDLE : s.hold.offer(text);
+    if (offer == Hold.Offer.HANDLE) {
       handle(s, text);
-    } else if (!s.hold.frame(text, t -> handle(s, t))) {
+    } else if (offer == Hold.Offer.OVERFLOW) {
       counters.protocolErrors.incrementAndGet();
       conn.close(1008, "too many frames before the connection was served");
     }

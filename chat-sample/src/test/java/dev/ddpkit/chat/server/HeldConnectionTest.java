@@ -79,19 +79,29 @@ class HeldConnectionTest {
   }
 
   @Test
-  void aConnectionClosedWhileHeldIsNeverServed() {
+  void aConnectionClosedWhileHeldIsNeverServed() throws Exception {
     FakeConnection gone = held();
     server.text(gone, CONNECT);
     server.closed(gone, 1000, true);
-    // A second held connection (a token 100 ms later): its hold ends later, on the same timer.
-    advance(100);
-    FakeConnection next = server.open();
-    assertThat(next.closeCode).isZero();
-    await().atMost(Duration.ofSeconds(10)).until(() -> !next.sent().isEmpty());
 
+    server.awaitTimer(Duration.ofMillis(950)); // past the end of its 900 ms hold
+
+    assertThat(server.counters.connectionsOpened.get()).isEqualTo(10);
+    assertThat(server.handler.sessions()).hasSize(10);
     assertThat(gone.sent()).isEmpty();
-    assertThat(server.counters.connectionsOpened.get()).isEqualTo(11);
-    assertThat(server.handler.sessions()).hasSize(11);
+  }
+
+  @Test
+  void noFrameIsHandledAndNoSocketClosedUnderTheHoldsLock() {
+    FakeConnection c = held();
+    server.text(c, CONNECT);
+    server.text(c, "not json"); // kept; handled after the hold, it closes the socket (1002)
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> c.closeCode != 0);
+    assertThat(c.closeCode).isEqualTo(1002);
+    assertThat(c.sent().get(0)).contains("server_id");
+    assertThat(c.sent().get(1)).contains("\"msg\":\"connected\"");
+    assertThat(c.calledUnderHoldLock).isFalse();
   }
 
   @Test
@@ -114,9 +124,25 @@ class HeldConnectionTest {
     server.text(c, CONNECT);
     server.handler.mode(DdpHandler.Mode.DRAINING, () -> "service restart; retry-after=4000");
 
+    // At once, not when the hold would have ended: a planned restart gives it its appointment.
+    assertThat(c.closeCode).isEqualTo(1012);
     await().atMost(Duration.ofSeconds(10)).until(() -> c.closeCode != 0);
     assertThat(c.closeCode).isEqualTo(1012);
     assertThat(c.closeReason).isEqualTo("service restart; retry-after=4000");
+    assertThat(c.sent()).isEmpty();
+    assertThat(server.counters.connectionsOpened.get()).isEqualTo(10);
+  }
+
+  @Test
+  void aConnectionHeldWhenTheServerIsKilledIsDroppedAtOnce() throws Exception {
+    FakeConnection c = held();
+    server.text(c, CONNECT);
+
+    server.handler.mode(DdpHandler.Mode.KILLED, () -> "killed");
+
+    assertThat(c.closed).as("dropped, no close frame").isTrue();
+    assertThat(c.closeCode).isEqualTo(1006);
+    server.awaitTimer(Duration.ofMillis(950)); // the hold's own end finds it over
     assertThat(c.sent()).isEmpty();
     assertThat(server.counters.connectionsOpened.get()).isEqualTo(10);
   }

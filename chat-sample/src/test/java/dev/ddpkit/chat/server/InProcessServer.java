@@ -102,6 +102,14 @@ final class InProcessServer implements AutoCloseable {
     store.removeToken("no-such-token").orTimeout(10, TimeUnit.SECONDS).join();
   }
 
+  /**
+   * Waits until the server's timer has run everything due within {@code delay} from now: a no-op
+   * scheduled then on the same (single-threaded, time-ordered) timer has run.
+   */
+  void awaitTimer(java.time.Duration delay) throws Exception {
+    timer.schedule(() -> { }, delay.toMillis(), TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS);
+  }
+
   /** Ends a connection: its close handshake completes, as the socket layer would report it. */
   void closed(FakeConnection c, int code, boolean remote) {
     c.closed = true;
@@ -128,6 +136,18 @@ final class InProcessServer implements AutoCloseable {
     volatile int closeCode;
     /** The close reason the server gave, or null. */
     volatile String closeReason;
+    /**
+     * Whether the server ever sent or closed while holding a {@link Hold}'s lock (Java-WebSocket
+     * takes the socket's lock there, and calls {@code onClose} under it: a deadlock).
+     */
+    volatile boolean calledUnderHoldLock;
+
+    private void checkLocks() {
+      if (attachment instanceof Session && ((Session) attachment).hold != null
+          && Thread.holdsLock(((Session) attachment).hold)) {
+        calledUnderHoldLock = true;
+      }
+    }
 
     /** The text frames sent so far, in order. */
     synchronized List<String> sent() {
@@ -136,6 +156,7 @@ final class InProcessServer implements AutoCloseable {
 
     @Override
     public synchronized void send(String text) {
+      checkLocks();
       if (closed || closeCode != 0) {
         throw new WebsocketNotConnectedException();
       }
@@ -144,6 +165,7 @@ final class InProcessServer implements AutoCloseable {
 
     @Override
     public synchronized void close(int code, String message) {
+      checkLocks();
       if (closeCode == 0) {
         closeCode = code;
         closeReason = message;
@@ -162,6 +184,7 @@ final class InProcessServer implements AutoCloseable {
 
     @Override
     public synchronized void closeConnection(int code, String message) {
+      checkLocks();
       close(code, message);
       closed = true;
     }

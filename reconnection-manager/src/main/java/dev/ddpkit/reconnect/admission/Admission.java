@@ -45,9 +45,14 @@ import java.util.function.LongSupplier;
  * appointments on, an admission that would make more than {@code capacity} in the last second is
  * {@linkplain Verdict#holdMillis() held}: the dial is admitted, and the server keeps the
  * connection and starts serving it when the oldest of those admissions is a second old (whole
- * milliseconds, never before an earlier start). No more than {@code capacity} connections start in
- * any one second, and nobody dials again for it. In a herd a hold is a few milliseconds; after an
- * idle spell, when the bucket has just let its depth in, up to a second.
+ * milliseconds, never before an earlier start). No more than {@code capacity} connections are
+ * scheduled to start in any one second (a server whose timer runs late may shift a start by that
+ * lateness), and nobody dials again for it. In a herd a hold is a few milliseconds. The longest
+ * comes after an idle spell, when the bucket has just let its depth in and the tokens waiting
+ * (at most {@code max(burst, capacity * claimWindow + 1)}, see the bound) start at {@code
+ * capacity} a second: up to that many over {@code capacity} seconds, about a second with the
+ * defaults. Keep it well under the clients' connect timeout (10 s by default in ddp-client): a
+ * client that gives up while held dials again.
  *
  * <p><b>Warming up.</b> A server that listens before it can serve (a process restarted at once
  * that still has to load, or a front that stays up while the servers behind it restart) is built
@@ -317,7 +322,11 @@ public final class Admission {
       return this;
     }
 
-    /** Sets the depth of the bucket in connections, 1 or more (default: the capacity). */
+    /**
+     * Sets the depth of the bucket in connections, 1 or more (default: the capacity). With
+     * appointments on, a dial may be held up to about {@code burst / capacity} seconds (see the
+     * peak limit above).
+     */
     public Builder burst(int burst) {
       if (burst < 1) {
         throw new IllegalArgumentException("burst must be 1 or more: " + burst);

@@ -313,10 +313,24 @@ class AdmissionTest {
     // the two let in at 10 s are a second old by then.
     assertThat(at(10_600, a)).isEqualTo(rejected(400));
     assertThat(at(11_000, a)).isEqualTo(CLAIMED);
-    // Starts are never out of order: a dial right behind a held one is held to its start.
+    // Holds are whole milliseconds: 1 ms before the first of two is a second old, 1 ms.
     assertThat(at(20_000, a)).isEqualTo(ADMITTED);
     assertThat(at(20_000, a)).isEqualTo(ADMITTED);
     assertThat(at(20_999, a)).isEqualTo(new Verdict(Outcome.ADMITTED, 0, 1));
+  }
+
+  @Test
+  void startsNeverGoBackInTimeThoughHoldsAreRoundedUpToWholeMilliseconds() {
+    Admission a = Admission.builder().capacity(2).burst(4).ticker(() -> now).build();
+    now = 10_000 * MS;
+    assertThat(a.admit()).isEqualTo(ADMITTED);
+    assertThat(a.admit()).isEqualTo(ADMITTED);
+    // 0.4 us past 10.6 s: held to 11.0 s, rounded up to 400 ms, so it starts 0.4 us after 11.0 s.
+    now = 10_600 * MS + 400;
+    assertThat(a.admit()).isEqualTo(new Verdict(Outcome.ADMITTED, 0, 400));
+    // At 10.7 s the window alone would say 11.0 s (300 ms), before the previous start: 301 ms.
+    now = 10_700 * MS;
+    assertThat(a.admit()).isEqualTo(new Verdict(Outcome.ADMITTED, 0, 301));
   }
 
   @Test
