@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * with this object when the server starts (its bucket empty then): rejected with 1013 and an
  * appointment, served at once, or held under the admission's peak limit and served when the hold
  * is over (its frames kept meanwhile in its {@link Hold}). Serving adds the session to the open
- * ones and greets it with {@code server_id}.
+ * ones and greets it with {@code server_id}. Every {@link ConnectionListener} event (accepted,
+ * rejected, closed) is sent from here.
  */
 final class Arrivals {
   private static final Logger log = LoggerFactory.getLogger(Arrivals.class);
@@ -173,6 +174,12 @@ final class Arrivals {
     DdpHandler.send(s, hello);
     notify(() -> listener.accepted(now));
     return true;
+  }
+
+  /** Tells the listener that a served connection closed. */
+  void closed(int code, boolean remote) {
+    long now = clock.millis();
+    notify(() -> listener.closed(now, code, remote));
   }
 
   /** The {@code retry-after} of a close reason this server made, or 0. */

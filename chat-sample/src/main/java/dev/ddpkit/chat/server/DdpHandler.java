@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.reconnect.Ticker;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -47,8 +46,6 @@ final class DdpHandler {
   private final Subscriptions subscriptions;
   private final Logins logins;
   private final MethodCalls methods;
-  private final Clock clock;
-  private final ConnectionListener listener;
   private final Liveness liveness;
   private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
   private final Arrivals arrivals;
@@ -64,8 +61,6 @@ final class DdpHandler {
     this.logins = new Logins(store, secrets, counters, cfg, subscriptions);
     ChatMethods chat = new ChatMethods(store, counters, cfg.clock);
     this.methods = new MethodCalls(logins, chat, rateLimiter, counters);
-    this.clock = cfg.clock;
-    this.listener = cfg.connectionListener;
     this.liveness = new Liveness(sessions, counters, cfg, timer);
     // Built with the handler, when the server starts: the admission's bucket is empty then.
     this.arrivals = new Arrivals(cfg, counters, sessions, timer, this::handle);
@@ -103,8 +98,7 @@ final class DdpHandler {
     if (!remote && !s.protocolClose && (code == 1002 || code == 1007 || code == 1009)) {
       counters.protocolErrors.incrementAndGet(); // found by the WebSocket layer (bad/huge frame)
     }
-    long now = clock.millis();
-    notify(() -> listener.closed(now, code, remote));
+    arrivals.closed(code, remote);
   }
 
   void binary(WebSocket conn) {
@@ -348,14 +342,6 @@ final class DdpHandler {
       s.conn.send(Frames.write(frame));
     } catch (WebsocketNotConnectedException e) {
       log.trace("{}: not connected, frame dropped", s);
-    }
-  }
-
-  private void notify(Runnable call) {
-    try {
-      call.run();
-    } catch (RuntimeException e) {
-      log.warn("connection listener threw", e);
     }
   }
 
