@@ -9,7 +9,9 @@
 #      The Java consumer runs once per event-loop mode, each in its own JVM: default (the shared
 #      ddpkit-loop pool) and shared (executor(a 2-thread pool of the caller's)).
 # Options: MESSAGES (20000), WARMUP (40000: C2 has compiled the Java path by then), PRODUCERS (4), NODE_LIBS (ddp,ddp.js),
-#          JAVA_MODES (default,shared), JMH_ARGS, SKIP_JMH (1: the end-to-end part only).
+#          JAVA_MODES (default,shared), JMH_ARGS, SKIP_JMH (1: the end-to-end part only),
+#          JAVA_CONSUMER_OPTS (JVM options of each Java consumer, {mode} replaced by its mode:
+#          -XX:StartFlightRecording=filename=target/consumer-{mode}.jfr profiles it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

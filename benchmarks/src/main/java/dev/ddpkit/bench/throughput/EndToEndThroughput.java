@@ -252,10 +252,12 @@ public final class EndToEndThroughput {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     for (String mode : c.javaModes()) {
       String user = "reader-java-" + mode;
-      out.put(user, List.of(java, "-Dlogback.configurationFile=logback.xml",
-          "-cp", System.getProperty("java.class.path"), JavaConsumer.class.getName(),
-          "--url", url, "--user", user, "--password", "reader-pw", "--room", ROOM,
-          "--targets", targets, "--mode", mode));
+      List<String> command = new ArrayList<>(List.of(java, "-Dlogback.configurationFile=logback.xml"));
+      command.addAll(consumerJvmOptions(mode));
+      command.addAll(List.of("-cp", System.getProperty("java.class.path"),
+          JavaConsumer.class.getName(), "--url", url, "--user", user, "--password", "reader-pw",
+          "--room", ROOM, "--targets", targets, "--mode", mode));
+      out.put(user, List.copyOf(command));
     }
     for (String lib : c.nodeLibs()) {
       if (!lib.equals("ddp") && !lib.equals("ddp.js")) {
@@ -268,6 +270,23 @@ public final class EndToEndThroughput {
       String user = "reader-" + lib.replace(".", "");
       out.put(user, List.of(c.node(), c.nodeScript().toString(), "--lib", lib, "--url", url,
           "--user", user, "--password", "reader-pw", "--room", ROOM, "--targets", targets));
+    }
+    return out;
+  }
+
+  /**
+   * Extra options for each Java consumer's JVM, from the environment variable {@code
+   * JAVA_CONSUMER_OPTS} (split on white space; {@code {mode}} becomes the consumer's mode): a
+   * profile of the consumer, say {@code -XX:StartFlightRecording=filename=target/consumer-{mode}.jfr}.
+   */
+  private static List<String> consumerJvmOptions(String mode) {
+    String opts = System.getenv("JAVA_CONSUMER_OPTS");
+    if (opts == null || opts.isBlank()) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>();
+    for (String o : opts.trim().split("\\s+")) {
+      out.add(o.replace("{mode}", mode));
     }
     return out;
   }
