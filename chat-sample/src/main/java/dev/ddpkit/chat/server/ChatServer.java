@@ -91,7 +91,8 @@ public final class ChatServer implements AutoCloseable {
         return th;
       });
       timer = t;
-      store = ChatStore.open(cfg.dataDir, threadPrefix + "store", cfg.clock, this::onDurable);
+      store = ChatStore.open(cfg.dataDir, threadPrefix + "store", cfg.clock, this::onDurable,
+          this::onDurableChanges);
       DdpHandler h = new DdpHandler(store, secrets, counters, cfg, t);
       handler = h;
       Endpoint ep = new Endpoint(new InetSocketAddress(cfg.host, cfg.port), cfg.workers,
@@ -145,6 +146,13 @@ public final class ChatServer implements AutoCloseable {
       h.broadcast(messages);
     } else {
       counters.messagesStored.addAndGet(messages.size());
+    }
+  }
+
+  private void onDurableChanges(List<ChatStore.Change> changes) {
+    DdpHandler h = handler;
+    if (h != null) {
+      h.broadcastChanges(changes);
     }
   }
 
@@ -426,6 +434,34 @@ public final class ChatServer implements AutoCloseable {
     return runningStore().reads().messageCount(rid);
   }
 
+  /**
+   * The room's messages as the server holds them now (live ones only, oldest first): what every
+   * client's view of the room must converge to.
+   */
+  public List<StoredMessage> storedMessages(String rid) {
+    List<StoredMessage> out = new ArrayList<>();
+    for (ObjectNode m : runningStore().reads().history(rid, Long.MAX_VALUE, Integer.MAX_VALUE)) {
+      out.add(new StoredMessage(m.path("_id").asText(), m.path("u").path("username").asText(),
+          m.path("msg").asText(), m.path("ts").path("$date").asLong(), m.has("editedAt")));
+    }
+    java.util.Collections.reverse(out);
+    return out;
+  }
+
+  /**
+   * Admin: deletes the room's messages with {@code from <= ts <= to} (epoch ms) of these users
+   * (any user if none), as Rocket.Chat's history pruning does, and tells the room's {@code
+   * stream-notify-room} subscribers with one {@code <rid>/deleteMessageBulk} event, listing the
+   * ids when {@code withIds} (else only the range and the users, as older servers did). Returns
+   * how many were deleted, once durable.
+   */
+  public int pruneMessages(String rid, long from, long to, List<String> usernames,
+      boolean withIds) {
+    Objects.requireNonNull(rid, "rid");
+    List<String> users = List.copyOf(usernames);
+    return await(runningStore().prune(rid, from, to, users, withIds));
+  }
+
   private ChatStore runningStore() {
     synchronized (lock) {
       if (state != State.RUNNING) {
@@ -501,7 +537,8 @@ public final class ChatServer implements AutoCloseable {
   }
 
   /**
-   * Test hook: every {@code loadMissedMessages} call from now on is answered only when {@code gate}
+   * Test hook: every catch-up call ({@code loadMissedMessages}, and {@code messages/get} since a
+   * time or a cursor) from now on is answered only when {@code gate}
    * completes (then with what is stored at that moment), or refused with the error {@code
    * error-test-hook} if it fails; {@code null} answers at once again (calls already held still wait
    * for their gate). Lets a test see a client while it catches up after a reconnect.
@@ -575,8 +612,19 @@ public final class ChatServer implements AutoCloseable {
     Duration loginWindow = Duration.ofSeconds(10);
     int addressLoginFailures = 20;
     Duration addressLoginWindow = Duration.ofMinutes(1);
+    Compatibility compatibility = Compatibility.CURRENT;
 
     private Builder() {}
+
+    /**
+     * Which Rocket.Chat the server acts as for the catch-up methods (default {@link
+     * Compatibility#CURRENT}): {@link Compatibility#BEFORE_MESSAGES_GET} answers {@code
+     * messages/get} with a 404, {@link Compatibility#ROCKET_CHAT_9} {@code loadMissedMessages}.
+     */
+    public Builder compatibility(Compatibility compatibility) {
+      this.compatibility = Objects.requireNonNull(compatibility, "compatibility");
+      return this;
+    }
 
     /** The TCP port; 0 (the default) picks a free one, see {@link ChatServer#port()}. */
     public Builder port(int port) {
@@ -832,6 +880,7 @@ public final class ChatServer implements AutoCloseable {
       b.loginWindow = loginWindow;
       b.addressLoginFailures = addressLoginFailures;
       b.addressLoginWindow = addressLoginWindow;
+      b.compatibility = compatibility;
       return b;
     }
 

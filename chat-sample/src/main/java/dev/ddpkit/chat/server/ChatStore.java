@@ -54,11 +54,33 @@ final class ChatStore {
   /** An append's outcome: the stored message, and whether it was stored before. */
   record Append(ObjectNode message, boolean duplicate) {}
 
+  /**
+   * A durable change to a stored message, for the broadcasts: an edit (the whole edited message)
+   * or a deletion ({@code {_id, rid, ts, _deletedAt}}).
+   */
+  record Change(Kind kind, ObjectNode doc) {
+    /** What changed. */
+    enum Kind {
+      /** {@code doc} is the whole edited message. */
+      EDIT,
+      /** {@code doc} is the trash entry of one deleted message. */
+      DELETE,
+      /** {@code doc} is Rocket.Chat's {@code deleteMessageBulk} event of a pruned history. */
+      BULK_DELETE
+    }
+
+    /** The room of the changed message. */
+    String rid() {
+      return doc.path("rid").asText();
+    }
+  }
+
   private final StoreMemory memory = new StoreMemory();
   private final JournalFile file;
   private final ArrayBlockingQueue<Op<?>> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
   private final Clock clock;
   private final Consumer<List<ObjectNode>> onDurable;
+  private final Consumer<List<Change>> onDurableChanges;
   private final Thread writer;
   private final Op<Void> poison = new Op<>(() -> null);
 
@@ -66,14 +88,18 @@ final class ChatStore {
   private volatile boolean abandon;
   /** Messages appended in the batch being applied; writer thread only. */
   private final List<ObjectNode> batchMessages = new ArrayList<>();
+  /** Edits and deletions made in the batch being applied; writer thread only. */
+  private final List<Change> batchChanges = new ArrayList<>();
   /** Journal records of the batch being applied, encoded; writer thread only. */
   private final ByteArrayOutputStream batchRecords = new ByteArrayOutputStream();
   /** Set when a journal write failed: memory may be ahead of the disk, so nothing more is taken. */
   private volatile boolean broken;
 
-  private ChatStore(Path dir, String threadName, Clock clock, Consumer<List<ObjectNode>> onDurable) {
+  private ChatStore(Path dir, String threadName, Clock clock, Consumer<List<ObjectNode>> onDurable,
+      Consumer<List<Change>> onDurableChanges) {
     this.clock = clock;
     this.onDurable = onDurable;
+    this.onDurableChanges = onDurableChanges;
     this.file = new JournalFile(dir, memory);
     this.writer = new Thread(this::writeLoop, threadName);
     this.writer.setDaemon(true);
@@ -82,7 +108,16 @@ final class ChatStore {
   /** Opens (or creates) the store in {@code dir} and starts its writer thread. */
   static ChatStore open(Path dir, String threadName, Clock clock,
       Consumer<List<ObjectNode>> onDurable) {
-    ChatStore s = new ChatStore(dir, threadName, clock, onDurable);
+    return open(dir, threadName, clock, onDurable, changes -> { });
+  }
+
+  /**
+   * Opens (or creates) the store and starts its writer; {@code onDurable} gets each batch's new
+   * messages once durable, then {@code onDurableChanges} its edits and deletions, in order.
+   */
+  static ChatStore open(Path dir, String threadName, Clock clock,
+      Consumer<List<ObjectNode>> onDurable, Consumer<List<Change>> onDurableChanges) {
+    ChatStore s = new ChatStore(dir, threadName, clock, onDurable, onDurableChanges);
     s.writer.start();
     return s;
   }
@@ -155,10 +190,17 @@ final class ChatStore {
   CompletableFuture<Append> append(String id, String rid, String text, ObjectNode sender) {
     return submit(() -> {
       ObjectNode had = memory.message(id);
+      if (had == null) {
+        had = memory.trashed(id);
+        if (had != null) {
+          // Deleted since: a late re-send of it must not bring it back. The author is in the trash.
+          return new Append(sameSender(had, id, rid, sender), true);
+        }
+      }
       if (had != null) {
         return new Append(sameSender(had, id, rid, sender), true);
       }
-      long ts = Math.max(clock.millis(), memory.lastTs() + 1);
+      long ts = nextChangeTime();
       ObjectNode m = Frames.object();
       m.put("_id", id);
       m.put("rid", rid);
@@ -173,6 +215,123 @@ final class ChatStore {
       batchMessages.add(m);
       return new Append(m, false);
     });
+  }
+
+  /** A change time after every other one: unique, so a change cursor never skips one. */
+  private long nextChangeTime() {
+    return Math.max(clock.millis(), memory.lastChange() + 1);
+  }
+
+  /** What became of an edit or a deletion. */
+  enum ChangeOutcome {
+    /** Done, and durable. */
+    DONE,
+    /** No such message (or not any more): nothing done, as Rocket.Chat answers. */
+    NOT_FOUND,
+    /** The same text as stored: nothing done. */
+    UNCHANGED
+  }
+
+  /**
+   * Edits a message: only its author may ({@code error-action-not-allowed} otherwise), and only
+   * in its own room. The stored message gets the new text, {@code editedAt}, {@code editedBy} and a
+   * new {@code _updatedAt}.
+   */
+  CompletableFuture<ChangeOutcome> edit(String id, String rid, String text, ObjectNode editor) {
+    return submit(() -> {
+      ObjectNode m = memory.message(id);
+      if (m == null) {
+        return ChangeOutcome.NOT_FOUND;
+      }
+      checkAuthor(m, rid, editor, "Message editing not allowed");
+      if (m.path("msg").asText().equals(text)) {
+        return ChangeOutcome.UNCHANGED;
+      }
+      long at = nextChangeTime();
+      m.put("msg", text);
+      m.set("editedAt", Frames.date(at));
+      ObjectNode by = m.putObject("editedBy");
+      by.put("_id", editor.path("_id").asText());
+      by.put("username", editor.path("username").asText());
+      m.set("_updatedAt", Frames.date(at));
+      journal(record("edit", null, m));
+      batchChanges.add(new Change(Change.Kind.EDIT, m));
+      return ChangeOutcome.DONE;
+    });
+  }
+
+  /**
+   * Deletes a message (its author only): it moves to the trash with {@code _deletedAt}. A message
+   * that is not there (never was, or deleted already) is {@link ChangeOutcome#NOT_FOUND}.
+   */
+  CompletableFuture<ChangeOutcome> delete(String id, ObjectNode user) {
+    return submit(() -> {
+      ObjectNode m = memory.message(id);
+      if (m == null) {
+        return ChangeOutcome.NOT_FOUND;
+      }
+      checkAuthor(m, m.path("rid").asText(), user, "Not allowed");
+      ObjectNode d = Frames.object();
+      d.put("_id", id);
+      d.put("rid", m.path("rid").asText());
+      d.set("ts", m.path("ts"));
+      d.set("u", m.path("u"));
+      d.set("_deletedAt", Frames.date(nextChangeTime()));
+      journal(record("del", null, d));
+      batchChanges.add(new Change(Change.Kind.DELETE, d));
+      return ChangeOutcome.DONE;
+    });
+  }
+
+  /**
+   * Deletes the room's messages with {@code from <= ts <= to} (of these users only, if any are
+   * named), as Rocket.Chat's history pruning does, and sends one {@code deleteMessageBulk} event:
+   * with the ids when {@code withIds}, else only the time range and the users, as older servers
+   * did. Completes with how many were deleted.
+   */
+  CompletableFuture<Integer> prune(String rid, long from, long to, List<String> usernames,
+      boolean withIds) {
+    return submit(() -> {
+      List<String> ids = new ArrayList<>();
+      for (ObjectNode m : memory.history(rid, to + 1, Integer.MAX_VALUE)) {
+        long ts = m.path("ts").path("$date").asLong();
+        String author = m.path("u").path("username").asText();
+        if (ts >= from && (usernames.isEmpty() || usernames.contains(author))) {
+          ObjectNode d = Frames.object();
+          d.put("_id", m.path("_id").asText());
+          d.put("rid", rid);
+          d.set("ts", m.path("ts"));
+          d.set("u", m.path("u"));
+          d.set("_deletedAt", Frames.date(nextChangeTime()));
+          journal(record("del", null, d));
+          ids.add(m.path("_id").asText());
+        }
+      }
+      if (!ids.isEmpty()) {
+        ObjectNode bulk = Frames.object();
+        bulk.put("rid", rid);
+        bulk.put("excludePinned", false);
+        bulk.put("ignoreDiscussion", true);
+        ObjectNode range = bulk.putObject("ts");
+        range.set("$gte", Frames.date(from));
+        range.set("$lte", Frames.date(to));
+        ArrayNode users = bulk.putArray("users");
+        usernames.forEach(users::add);
+        if (withIds) {
+          ArrayNode arr = bulk.putArray("ids");
+          ids.forEach(arr::add);
+        }
+        batchChanges.add(new Change(Change.Kind.BULK_DELETE, bulk));
+      }
+      return ids.size();
+    });
+  }
+
+  private static void checkAuthor(ObjectNode m, String rid, ObjectNode user, String reason) {
+    if (!m.path("rid").asText().equals(rid)
+        || !m.path("u").path("_id").equals(user.path("_id"))) {
+      throw new CompletionFailure(new MethodError("error-action-not-allowed", reason));
+    }
   }
 
   /** The stored message, if the same sender sent it to the same room; else a refusal. */
@@ -255,7 +414,7 @@ final class ChatStore {
           applied.add(op);
         }
       }
-      if (!applied.isEmpty() || !batchMessages.isEmpty()) {
+      if (!applied.isEmpty() || !batchMessages.isEmpty() || !batchChanges.isEmpty()) {
         makeDurable(applied);
       }
       batch.clear();
@@ -278,6 +437,7 @@ final class ChatStore {
       log.error("journal write failed; {} operations fail and the store takes no more writes",
           applied.size(), e);
       batchMessages.clear();
+      batchChanges.clear();
       batchRecords.reset();
       applied.forEach(op -> op.done.completeExceptionally(e));
       return;
@@ -292,6 +452,15 @@ final class ChatStore {
         onDurable.accept(fresh);
       } catch (RuntimeException e) {
         log.error("broadcast of {} messages failed", fresh.size(), e);
+      }
+    }
+    if (!batchChanges.isEmpty()) {
+      List<Change> changes = List.copyOf(batchChanges);
+      batchChanges.clear();
+      try {
+        onDurableChanges.accept(changes);
+      } catch (RuntimeException e) {
+        log.error("broadcast of {} edits and deletions failed", changes.size(), e);
       }
     }
     applied.forEach(Op::complete);

@@ -60,7 +60,8 @@ final class DdpHandler {
     this.subscriptions = new Subscriptions(store, counters, rateLimiter, sessions);
     this.logins = new Logins(store, secrets, counters, cfg, subscriptions);
     ChatMethods chat = new ChatMethods(store, counters, cfg.clock);
-    this.methods = new MethodCalls(logins, chat, rateLimiter, counters);
+    this.methods = new MethodCalls(logins, chat, new MessageEdits(store), new MessagesGet(store),
+        cfg.compatibility, rateLimiter, counters);
     this.liveness = new Liveness(sessions, counters, cfg, timer);
     // Built with the handler, when the server starts: the admission's bucket is empty then.
     this.arrivals = new Arrivals(cfg, counters, sessions, timer, this::handle);
@@ -296,6 +297,11 @@ final class DdpHandler {
   /** Sends durable messages to their rooms' subscribers; called by the store's writer. */
   void broadcast(List<ObjectNode> messages) {
     subscriptions.broadcast(messages);
+  }
+
+  /** Sends durable edits and deletions to their rooms' subscribers; called by the store's writer. */
+  void broadcastChanges(List<ChatStore.Change> changes) {
+    subscriptions.broadcastChanges(changes);
   }
 
   /** Active subscriptions per room. */

@@ -54,7 +54,8 @@ final class DdpRateLimiter {
   }
 
   /**
-   * Counts a subscription and decides on it, as {@link #method} does.
+   * Counts a subscription and decides on it, as {@link #method} does: per connection and stream
+   * name.
    *
    * @return 0 to run it, else the milliseconds until the window ends (>= 1)
    */
@@ -62,7 +63,8 @@ final class DdpRateLimiter {
     if (!name.startsWith(STREAM_PREFIX)) {
       return 0;
     }
-    return hit(streams, connection, millis.getAsLong());
+    // Rocket.Chat's streamer adds its rule per stream: each stream name has its own allowance.
+    return hit(streams, connection + " " + name, millis.getAsLong());
   }
 
   private static long hit(Rule rule, String key, long now) {

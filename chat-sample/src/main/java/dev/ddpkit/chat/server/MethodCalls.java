@@ -26,6 +26,9 @@ final class MethodCalls {
 
   private final Logins logins;
   private final ChatMethods chat;
+  private final MessageEdits edits;
+  private final MessagesGet messagesGet;
+  private final Compatibility compatibility;
   private final DdpRateLimiter rateLimiter;
   private final Counters counters;
   private final AtomicBoolean loseNext = new AtomicBoolean();
@@ -33,9 +36,13 @@ final class MethodCalls {
   /** Test hook: {@code loadMissedMessages} answers wait for this, if set. */
   private volatile CompletableFuture<Void> missedGate;
 
-  MethodCalls(Logins logins, ChatMethods chat, DdpRateLimiter rateLimiter, Counters counters) {
+  MethodCalls(Logins logins, ChatMethods chat, MessageEdits edits, MessagesGet messagesGet,
+      Compatibility compatibility, DdpRateLimiter rateLimiter, Counters counters) {
     this.logins = logins;
     this.chat = chat;
+    this.edits = edits;
+    this.messagesGet = messagesGet;
+    this.compatibility = compatibility;
     this.rateLimiter = rateLimiter;
     this.counters = counters;
   }
@@ -80,6 +87,9 @@ final class MethodCalls {
     if (name.equals("login")) {
       return CompletableFuture.completedFuture(logins.login(s, p));
     }
+    if (!compatibility.has(name)) {
+      throw new MethodError(404, "Method '" + DdpHandler.clip(name) + "' not found");
+    }
     if (s.user == null) {
       throw MethodError.notAllowed("Not allowed: log in first");
     }
@@ -94,7 +104,16 @@ final class MethodCalls {
       case "rooms/get":
         return CompletableFuture.completedFuture(chat.roomsGet(s, p));
       case "loadMissedMessages":
-        return loadMissedWhenReleased(s, p);
+        return whenReleased(s, name, () -> chat.loadMissed(s, p));
+      case "updateMessage":
+        return edits.updateMessage(s, p);
+      case "deleteMessage":
+        return edits.deleteMessage(s, p);
+      case MessagesGet.METHOD:
+        if (MessagesGet.isCatchUp(p)) {
+          return whenReleased(s, name, () -> messagesGet.call(s, p));
+        }
+        return CompletableFuture.completedFuture(messagesGet.call(s, p));
       default:
         throw new MethodError(404, "Method '" + DdpHandler.clip(name) + "' not found");
     }
@@ -162,23 +181,29 @@ final class MethodCalls {
     missedGate = gate;
   }
 
+  /** A read that may refuse with a {@link MethodError}. */
+  private interface Read {
+    JsonNode get() throws MethodError;
+  }
+
   /**
-   * {@code loadMissedMessages}, answered once the test hook's gate opens (at once if none): read
-   * then, on the thread that opened it; refused with {@code error-test-hook} if the gate failed.
+   * A catch-up ({@code loadMissedMessages}, or {@code messages/get} since a time or a cursor),
+   * answered once the test hook's gate opens (at once if none): read then, on the thread that
+   * opened it; refused with {@code error-test-hook} if the gate failed.
    */
-  private CompletableFuture<JsonNode> loadMissedWhenReleased(Session s, ArrayNode p)
+  private CompletableFuture<JsonNode> whenReleased(Session s, String name, Read read)
       throws MethodError {
     CompletableFuture<Void> gate = missedGate;
     if (gate == null) {
-      return CompletableFuture.completedFuture(chat.loadMissed(s, p));
+      return CompletableFuture.completedFuture(read.get());
     }
-    log.info("{}: holding a loadMissedMessages answer (test hook)", s);
+    log.info("{}: holding a {} answer (test hook)", s, name);
     return gate.handle((v, e) -> {
       try {
         if (e != null) {
           throw new MethodError("error-test-hook", "catch-up refused by the test hook");
         }
-        return chat.loadMissed(s, p);
+        return read.get();
       } catch (MethodError m) {
         throw new CompletionException(m);
       }

@@ -10,7 +10,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The {@code serve} command: {@code serve --port 3000 --data DIR [--seed-demo] [--accept-rate N]
  * [--accept-burst N] [--warm-up-ms N] [--heartbeat-ms N] [--drain-ms N] [--restart-in-ms N]
- * [--rate-limits on|off|RULES]}. Starts a {@link ChatServer}, prints its URL, and runs until the
+ * [--rate-limits on|off|RULES] [--act-as current|older|rc9]}: {@code --act-as older} answers
+ * {@code messages/get} with a 404 as servers before it did, {@code rc9} answers {@code
+ * loadMissedMessages} with a 404 as Rocket.Chat 9 will. Starts a {@link ChatServer}, prints its URL, and runs until the
  * JVM is asked to exit (SIGINT or SIGTERM), when a shutdown hook drains it gracefully; with
  * {@code --restart-in-ms N} the drain is a planned restart by appointment ({@link
  * ChatServer#stopForRestart}): every client is told to come back at N ms plus its place in the
@@ -21,7 +23,8 @@ public final class ServeCommand {
   private static final String USAGE = "usage: serve --port N --data DIR [--seed-demo]"
       + " [--accept-rate N] [--accept-burst N] [--warm-up-ms N] [--heartbeat-ms N] [--drain-ms N]"
       + " [--restart-in-ms N]"
-      + " [--rate-limits on|off|login=5/10s,method=10/10s,stream=40/10s,send=5/1s]";
+      + " [--rate-limits on|off|login=5/10s,method=10/10s,stream=40/10s,send=5/1s]"
+      + " [--act-as current|older|rc9]";
 
   private ServeCommand() {}
 
@@ -74,6 +77,7 @@ public final class ServeCommand {
           case "--drain-ms" -> b.drainPeriod(Duration.ofMillis(c.longValue()));
           case "--host" -> b.host(c.value());
           case "--rate-limits" -> b.rateLimits(RateLimits.parse(c.value()));
+          case "--act-as" -> b.compatibility(Compatibility.parse(c.value()));
           default -> throw c.unknown();
         }
       }

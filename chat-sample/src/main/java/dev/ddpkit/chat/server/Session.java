@@ -49,6 +49,9 @@ final class Session {
   /** Active subscriptions: sub id to room id. */
   final Map<String, String> subs = new ConcurrentHashMap<>();
 
+  /** Active {@code stream-notify-room} subscriptions: sub id to event name ({@code rid/event}). */
+  final Map<String, String> notifySubs = new ConcurrentHashMap<>();
+
   private final LinkedHashMap<String, List<ObjectNode>> methods = new LinkedHashMap<>();
   private final ArrayDeque<String> withResults = new ArrayDeque<>();
   private static final List<ObjectNode> RUNNING = List.of();

@@ -26,10 +26,20 @@ final class StoreMemory {
   private final Map<String, String> messageIds = new ConcurrentHashMap<>();
   private final Map<String, NavigableMap<Long, String>> roomMessages = new ConcurrentHashMap<>();
   private final Map<String, Set<String>> members = new ConcurrentHashMap<>();
+  /** Each room's live messages by {@code _updatedAt} (unique: every change has its own time). */
+  private final Map<String, NavigableMap<Long, String>> roomUpdates = new ConcurrentHashMap<>();
+  /** Deleted messages ({@code {_id, rid, ts, _deletedAt}}) by id: Rocket.Chat's trash. */
+  private final Map<String, String> trash = new ConcurrentHashMap<>();
+  /** Each room's deleted message ids by {@code _deletedAt}. */
+  private final Map<String, NavigableMap<Long, String>> roomTrash = new ConcurrentHashMap<>();
   /** The newest message time stamp applied; the applying thread only. */
   private long lastTs;
+  /** The newest change time (ts, _updatedAt, _deletedAt) applied; the applying thread only. */
+  private long lastChange;
   /** The newest message time stamp that is durable: reads see messages up to it. */
   private volatile long durableTs;
+  /** The newest change time that is durable: reads of changes see them up to it. */
+  private volatile long durableChange;
 
   /** A journal record: its type, its key (or null) and its value (or null). */
   static ObjectNode record(String type, String key, JsonNode value) {
@@ -55,6 +65,8 @@ final class StoreMemory {
         rooms.put(key, Frames.write(v));
         members.put(key, memberSet((ObjectNode) v));
         roomMessages.putIfAbsent(key, new ConcurrentSkipListMap<>());
+        roomUpdates.putIfAbsent(key, new ConcurrentSkipListMap<>());
+        roomTrash.putIfAbsent(key, new ConcurrentSkipListMap<>());
       }
       case "token" -> tokens.put(key, Frames.write(v));
       case "untoken" -> tokens.remove(key);
@@ -67,15 +79,72 @@ final class StoreMemory {
         }
         map.put(ts, Frames.write(v));
         messageIds.put(v.path("_id").asText(), rid + " " + ts);
+        long updatedAt = updatedAt(v, ts);
+        roomUpdates.get(rid).put(updatedAt, v.path("_id").asText());
         lastTs = Math.max(lastTs, ts);
+        lastChange = Math.max(lastChange, Math.max(ts, updatedAt));
       }
+      case "edit" -> applyEdit((ObjectNode) v);
+      case "del" -> applyDelete((ObjectNode) v);
       default -> throw new IllegalStateException("unknown journal record type '" + type + "'");
     }
+  }
+
+  private static long updatedAt(JsonNode m, long ts) {
+    JsonNode u = m.path("_updatedAt").path("$date");
+    return u.isIntegralNumber() ? u.asLong() : ts;
+  }
+
+  /** An edit record holds the whole edited message; it replaces the stored one in place. */
+  private void applyEdit(ObjectNode v) {
+    String id = v.path("_id").asText();
+    ObjectNode old = message(id);
+    if (old == null) {
+      throw new IllegalStateException("edit of unknown message " + id);
+    }
+    String rid = old.path("rid").asText();
+    long ts = old.path("ts").path("$date").asLong();
+    long updatedAt = updatedAt(v, ts);
+    roomMessages.get(rid).put(ts, Frames.write(v));
+    NavigableMap<Long, String> updates = roomUpdates.get(rid);
+    updates.remove(updatedAt(old, ts));
+    updates.put(updatedAt, id);
+    lastChange = Math.max(lastChange, updatedAt);
+  }
+
+  /**
+   * A deletion record ({@code {_id, rid, ts, _deletedAt}}) moves the message to the trash; on a
+   * snapshot's replay the message is not there any more, and only the trash entry is made.
+   */
+  private void applyDelete(ObjectNode v) {
+    String id = v.path("_id").asText();
+    String rid = v.path("rid").asText();
+    long deletedAt = v.path("_deletedAt").path("$date").asLong();
+    NavigableMap<Long, String> trashed = roomTrash.get(rid);
+    if (trashed == null) {
+      throw new IllegalStateException("deletion in unknown room " + rid);
+    }
+    ObjectNode old = message(id);
+    if (old != null) {
+      long ts = old.path("ts").path("$date").asLong();
+      roomMessages.get(rid).remove(ts);
+      roomUpdates.get(rid).remove(updatedAt(old, ts));
+      messageIds.remove(id);
+    }
+    trash.put(id, Frames.write(v));
+    trashed.put(deletedAt, id);
+    lastChange = Math.max(lastChange, deletedAt);
   }
 
   /** Every message applied so far is durable: reads may see it. */
   void markDurable() {
     durableTs = lastTs;
+    durableChange = lastChange;
+  }
+
+  /** The newest change time applied (the applying thread only): the next one must be later. */
+  long lastChange() {
+    return lastChange;
   }
 
   /** The newest message time stamp applied (the applying thread only). */
@@ -94,12 +163,13 @@ final class StoreMemory {
         records.add(Frames.write(record("msg", null, Frames.readStored(m))));
       }
     }
+    trash.values().forEach(d -> records.add(Frames.write(record("del", null, Frames.readStored(d)))));
     return records;
   }
 
   /** How many records a snapshot would hold. */
   long liveRecords() {
-    return users.size() + rooms.size() + tokens.size() + messageIds.size();
+    return users.size() + rooms.size() + tokens.size() + messageIds.size() + trash.size();
   }
 
   private static Set<String> memberSet(ObjectNode room) {
@@ -192,6 +262,61 @@ final class StoreMemory {
     return out;
   }
 
+  /** The trash entry ({@code {_id, rid, ts, _deletedAt}}) of a deleted message, or null. */
+  ObjectNode trashed(String id) {
+    String json = trash.get(id);
+    return json == null ? null : Frames.readStored(json);
+  }
+
+  /**
+   * Up to {@code limit} durable live messages of the room changed after {@code after} (or before
+   * {@code before}, when {@code ascending} is false), in {@code _updatedAt} order.
+   */
+  List<ObjectNode> updated(String rid, long bound, boolean ascending, int limit) {
+    List<ObjectNode> out = new ArrayList<>();
+    for (String id : changes(roomUpdates.get(rid), bound, ascending).values()) {
+      if (out.size() >= limit) {
+        break;
+      }
+      ObjectNode m = message(id);
+      if (m != null) {
+        out.add(m);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Up to {@code limit} durable trash entries of the room deleted after {@code bound} (or before
+   * it, when {@code ascending} is false), in {@code _deletedAt} order.
+   */
+  List<ObjectNode> deleted(String rid, long bound, boolean ascending, int limit) {
+    List<ObjectNode> out = new ArrayList<>();
+    for (String id : changes(roomTrash.get(rid), bound, ascending).values()) {
+      if (out.size() >= limit) {
+        break;
+      }
+      ObjectNode d = trashed(id);
+      if (d != null) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  /** The durable part of a change index after (ascending) or before (descending) a bound. */
+  private NavigableMap<Long, String> changes(NavigableMap<Long, String> index, long bound,
+      boolean ascending) {
+    long upTo = durableChange;
+    if (index == null) {
+      return new java.util.TreeMap<>();
+    }
+    if (ascending) {
+      return bound >= upTo ? new java.util.TreeMap<>() : index.subMap(bound, false, upTo, true);
+    }
+    return index.headMap(Math.min(bound, upTo + 1), false).descendingMap();
+  }
+
   /** The ids of the rooms {@code username} is a member of, in no particular order. */
   List<String> roomsOf(String username) {
     List<String> out = new ArrayList<>();
@@ -223,6 +348,7 @@ final class StoreMemory {
     m.put("tokens", (long) tokens.size());
     m.put("rooms", (long) rooms.size());
     m.put("messages", (long) messageIds.size());
+    m.put("trash", (long) trash.size());
     return m;
   }
 }

@@ -22,6 +22,10 @@ import org.java_websocket.WebSocket;
  */
 final class Subscriptions {
   static final String STREAM = "stream-room-messages";
+  /** Rocket.Chat's room events stream; here its {@code <rid>/deleteMessage[Bulk]} events. */
+  static final String NOTIFY_ROOM = "stream-notify-room";
+  static final String DELETE_MESSAGE = "deleteMessage";
+  static final String DELETE_MESSAGE_BULK = "deleteMessageBulk";
 
   private final ChatStore store;
   private final Counters counters;
@@ -29,6 +33,8 @@ final class Subscriptions {
   /** The handler's open connections (a live view): a closed one is not subscribed. */
   private final Set<Session> sessions;
   private final Map<String, Set<Session>> roomSubscribers = new ConcurrentHashMap<>();
+  /** {@code stream-notify-room} subscribers by event name ({@code rid/deleteMessage}). */
+  private final Map<String, Set<Session>> eventSubscribers = new ConcurrentHashMap<>();
   /** Orders "ready" against broadcasts, so a subscriber sees every event after its ready. */
   private final ReentrantLock streamLock = new ReentrantLock();
   private volatile Endpoint endpoint;
@@ -47,7 +53,7 @@ final class Subscriptions {
 
   /** A well-formed {@code sub}: answered with {@code ready}, or {@code nosub} and an error. */
   void subscribe(Session s, String id, String name, JsonNode params) {
-    if (s.subs.containsKey(id)) {
+    if (s.subs.containsKey(id) || s.notifySubs.containsKey(id)) {
       return; // DDP: a repeated sub id is ignored
     }
     long wait = rateLimiter.subscription(name, Logins.connKey(s));
@@ -58,6 +64,10 @@ final class Subscriptions {
     }
     if (s.user == null) {
       nosub(s, id, new MethodError("not-allowed", "Not allowed"));
+      return;
+    }
+    if (name.equals(NOTIFY_ROOM)) {
+      subscribeToRoomEvent(s, id, params);
       return;
     }
     if (!name.equals(STREAM)) {
@@ -86,6 +96,37 @@ final class Subscriptions {
     }
   }
 
+  /**
+   * {@code stream-notify-room} with {@code ["<rid>/deleteMessage" | "<rid>/deleteMessageBulk",
+   * ...]}: a member of the room is subscribed; any other event name is refused as not allowed,
+   * as Rocket.Chat refuses an event it does not let the user read.
+   */
+  private void subscribeToRoomEvent(Session s, String id, JsonNode params) {
+    JsonNode nameNode = params == null ? null : params.get(0);
+    String eventName = nameNode != null && nameNode.isTextual() ? nameNode.textValue() : "";
+    int slash = eventName.indexOf('/');
+    String rid = slash < 0 ? null : eventName.substring(0, slash);
+    String event = slash < 0 ? "" : eventName.substring(slash + 1);
+    if (rid == null || !(event.equals(DELETE_MESSAGE) || event.equals(DELETE_MESSAGE_BULK))
+        || !store.reads().isMember(rid, s.username())) {
+      nosub(s, id, new MethodError("not-allowed", "Not allowed"));
+      return;
+    }
+    streamLock.lock();
+    try {
+      if (!sessions.contains(s)) {
+        return; // closed meanwhile
+      }
+      s.notifySubs.put(id, eventName);
+      eventSubscribers.computeIfAbsent(eventName, r -> ConcurrentHashMap.newKeySet()).add(s);
+      ObjectNode ready = Frames.frame("ready");
+      ready.putArray("subs").add(id);
+      DdpHandler.send(s, ready);
+    } finally {
+      streamLock.unlock();
+    }
+  }
+
   /** A well-formed {@code unsub}: ends the subscription (if any) and confirms with nosub. */
   void unsubscribeAndConfirm(Session s, String id) {
     unsubscribe(s, id);
@@ -104,6 +145,13 @@ final class Subscriptions {
           set.remove(s);
         }
       }
+      String eventName = s.notifySubs.remove(id);
+      if (eventName != null && !s.notifySubs.containsValue(eventName)) {
+        Set<Session> set = eventSubscribers.get(eventName);
+        if (set != null) {
+          set.remove(s);
+        }
+      }
     } finally {
       streamLock.unlock();
     }
@@ -111,7 +159,9 @@ final class Subscriptions {
 
   /** Ends every subscription of {@code s}, telling it with a nosub each (logout, new user). */
   void dropSubscriptions(Session s) {
-    for (String id : new ArrayList<>(s.subs.keySet())) {
+    List<String> ids = new ArrayList<>(s.subs.keySet());
+    ids.addAll(s.notifySubs.keySet());
+    for (String id : ids) {
       unsubscribe(s, id);
       ObjectNode nosub = Frames.frame("nosub");
       nosub.put("id", id);
@@ -131,27 +181,66 @@ final class Subscriptions {
     counters.messagesStored.addAndGet(messages.size());
     Endpoint ep = endpoint;
     for (ObjectNode msg : messages) {
-      String rid = msg.path("rid").asText();
-      ObjectNode changed = Frames.frame("changed");
-      changed.put("collection", STREAM);
-      changed.put("id", "id");
-      ObjectNode fields = changed.putObject("fields");
-      fields.put("eventName", rid);
-      fields.putArray("args").add(msg);
-      String text = Frames.write(changed);
-      streamLock.lock();
-      try {
-        Set<Session> subs = roomSubscribers.get(rid);
-        if (subs != null && !subs.isEmpty() && ep != null) {
-          List<WebSocket> conns = new ArrayList<>(subs.size());
-          subs.forEach(x -> conns.add(x.conn));
-          ep.broadcast(text, conns);
+      sendToRoom(ep, msg);
+    }
+  }
+
+  /** One message (new or edited) to its room's stream subscribers. */
+  private void sendToRoom(Endpoint ep, ObjectNode msg) {
+    String rid = msg.path("rid").asText();
+    send(ep, roomSubscribers, rid, event(STREAM, rid, msg));
+  }
+
+  private static String event(String collection, String eventName, ObjectNode arg) {
+    ObjectNode changed = Frames.frame("changed");
+    changed.put("collection", collection);
+    changed.put("id", "id");
+    ObjectNode fields = changed.putObject("fields");
+    fields.put("eventName", eventName);
+    fields.putArray("args").add(arg);
+    return Frames.write(changed);
+  }
+
+  private void send(Endpoint ep, Map<String, Set<Session>> subscribers, String key, String text) {
+    streamLock.lock();
+    try {
+      Set<Session> subs = subscribers.get(key);
+      if (subs != null && !subs.isEmpty() && ep != null) {
+        List<WebSocket> conns = new ArrayList<>(subs.size());
+        subs.forEach(x -> conns.add(x.conn));
+        ep.broadcast(text, conns);
+      }
+    } finally {
+      streamLock.unlock();
+    }
+  }
+
+  /**
+   * Sends durable edits and deletions; called by the store's writer. An edit goes on the room's
+   * {@code stream-room-messages} as the whole message (same {@code _id}, newer {@code
+   * _updatedAt}); a deletion only on {@code stream-notify-room} as {@code <rid>/deleteMessage}
+   * {@code {_id}}, as Rocket.Chat does with {@code Message_ShowDeletedStatus} off (its default).
+   */
+  void broadcastChanges(List<ChatStore.Change> changes) {
+    Endpoint ep = endpoint;
+    for (ChatStore.Change c : changes) {
+      switch (c.kind()) {
+        case EDIT -> sendToRoom(ep, c.doc());
+        case DELETE -> {
+          ObjectNode arg = Frames.object();
+          arg.put("_id", c.doc().path("_id").asText());
+          String eventName = c.rid() + "/" + DELETE_MESSAGE;
+          send(ep, eventSubscribers, eventName, event(NOTIFY_ROOM, eventName, arg));
         }
-      } finally {
-        streamLock.unlock();
+        case BULK_DELETE -> {
+          String eventName = c.rid() + "/" + DELETE_MESSAGE_BULK;
+          send(ep, eventSubscribers, eventName, event(NOTIFY_ROOM, eventName, c.doc()));
+        }
+        default -> throw new AssertionError("Unexpected change: " + c.kind());
       }
     }
   }
+
 
   /** Forgets the subscriptions of a connection already removed from the open ones. */
   void closed(Session s) {
@@ -164,6 +253,13 @@ final class Subscriptions {
         }
       }
       s.subs.clear();
+      for (String eventName : s.notifySubs.values()) {
+        Set<Session> set = eventSubscribers.get(eventName);
+        if (set != null) {
+          set.remove(s);
+        }
+      }
+      s.notifySubs.clear();
     } finally {
       streamLock.unlock();
     }

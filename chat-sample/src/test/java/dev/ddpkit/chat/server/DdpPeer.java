@@ -216,6 +216,20 @@ final class DdpPeer implements AutoCloseable {
     return id;
   }
 
+  /** Subscribes to a room event on {@code stream-notify-room} ({@code rid/event}); the sub id. */
+  String subscribeNotifyRoom(String eventName) {
+    String id = "n" + ids.incrementAndGet();
+    ObjectNode s = JSON.createObjectNode();
+    s.put("msg", "sub");
+    s.put("id", id);
+    s.put("name", "stream-notify-room");
+    ArrayNode p = s.putArray("params");
+    p.add(eventName);
+    p.addObject().put("useCollection", false).putArray("args");
+    send(s);
+    return id;
+  }
+
   /** The next frame, waiting up to 5 s. */
   JsonNode next() {
     if (!skipped.isEmpty()) {

@@ -153,6 +153,24 @@ class DdpRateLimitsTest {
   }
 
   @Test
+  void eachStreamNameHasItsOwnFortyPerTenSeconds() {
+    start(b -> b);
+    InProcessPeer p = InProcessPeer.loggedIn(server, "alice");
+    for (int i = 0; i < 40; i++) {
+      assertThat(p.subscribe("general").path("msg").asText()).isEqualTo("ready");
+    }
+    assertThat(p.subscribe("general").path("error").path("error").asText())
+        .isEqualTo("too-many-requests");
+    // Rocket.Chat's streamer counts stream-notify-room on its own: its 40 are all still there.
+    for (int i = 0; i < 40; i++) {
+      assertThat(p.subscribe("stream-notify-room", "general/deleteMessage").path("msg").asText())
+          .isEqualTo("ready");
+    }
+    assertThat(p.subscribe("stream-notify-room", "general/deleteMessage").path("error")
+        .path("error").asText()).isEqualTo("too-many-requests");
+  }
+
+  @Test
   void sendMessageIsFivePerSecondPerUserAcrossConnections() {
     start(b -> b);
     InProcessPeer one = InProcessPeer.loggedIn(server, "alice");

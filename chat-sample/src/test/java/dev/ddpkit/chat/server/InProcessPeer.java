@@ -62,12 +62,17 @@ final class InProcessPeer {
 
   /** Subscribes to a room's stream; returns the server's {@code ready} or {@code nosub}. */
   JsonNode subscribe(String rid) {
+    return subscribe("stream-room-messages", rid);
+  }
+
+  /** Subscribes to a stream with its first parameter; the server's {@code ready} or {@code nosub}. */
+  JsonNode subscribe(String stream, String first) {
     String id = "s" + ids.incrementAndGet();
     ObjectNode s = DdpPeer.JSON.createObjectNode();
     s.put("msg", "sub");
     s.put("id", id);
-    s.put("name", "stream-room-messages");
-    s.putArray("params").add(rid).addObject().put("useCollection", false).putArray("args");
+    s.put("name", stream);
+    s.putArray("params").add(first).addObject().put("useCollection", false).putArray("args");
     server.text(conn, s.toString());
     List<JsonNode> answers = all().stream()
         .filter(f -> f.path("id").asText().equals(id)
