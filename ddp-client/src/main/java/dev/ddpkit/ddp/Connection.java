@@ -28,6 +28,9 @@ final class Connection {
 
     void onFrame(String text);
 
+    /** A frame as UTF-8 bytes the transport checked ({@link TransportListener#onText}). */
+    void onFrame(byte[] utf8, int offset, int length);
+
     void onClosed(int code, String reason, boolean remote);
 
     void onTransportProtocolError(DdpProtocolException error);
@@ -132,6 +135,16 @@ final class Connection {
       loop.executeInbound(() -> {
         if (!closed) {
           events.onFrame(text);
+        }
+      });
+    }
+
+    @Override
+    public void onText(byte[] utf8, int offset, int length) {
+      // The socket's thread holds no lock here: past the loop's backlog bound it waits.
+      loop.executeInbound(() -> {
+        if (!closed) {
+          events.onFrame(utf8, offset, length);
         }
       });
     }

@@ -109,9 +109,15 @@ final class DataRouter {
     } else {
       return; // removed / movedBefore: nothing is stored, nothing to report
     }
-    for (StreamListener l : ls) {
+    // Each listener gets fields of its own, which it may keep or change: a copy for all but the
+    // last, and the parsed tree itself for the last (nothing else holds it), so the usual single
+    // listener costs no copy. Iterated by index on a snapshot: CopyOnWriteArrayList's array.
+    Object[] snapshot = ls.toArray();
+    int last = snapshot.length - 1;
+    for (int i = 0; i <= last; i++) {
+      StreamListener l = (StreamListener) snapshot[i];
       try {
-        l.onEvent(d.collection(), d.id(), fields.deepCopy());
+        l.onEvent(d.collection(), d.id(), i == last ? fields : fields.deepCopy());
       } catch (RuntimeException e) {
         log.warn("{}: stream listener failed on {}", name, d.collection(), e);
       }

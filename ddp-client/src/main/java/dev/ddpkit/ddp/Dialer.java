@@ -111,6 +111,11 @@ final class Dialer {
     }
 
     @Override
+    public void onFrame(byte[] utf8, int offset, int length) {
+      inbound.onFrame(utf8, offset, length);
+    }
+
+    @Override
     public void onClosed(int code, String reason, boolean remote) {
       engine.connection().transportClosed();
       if (code == CloseCodes.TOO_BIG && !remote) {

@@ -59,6 +59,36 @@ final class Inbound {
     } else {
       m = parser.read(text); // a frame that is not DDP comes back as Invalid, dropped below
     }
+    handle(m);
+  }
+
+  /**
+   * A frame from the current socket as its UTF-8 bytes, checked by the transport: parsed from the
+   * bytes, with no string made. The same checks and handling as {@link #onFrame(String)}.
+   */
+  void onFrame(byte[] utf8, int offset, int length) {
+    counters.framesIn.incrementAndGet();
+    engine.heartbeat.inbound();
+    if (length > maxFrameBytes) {
+      protocolError("a frame of " + length + " bytes is over the limit of " + maxFrameBytes
+          + " bytes", CloseCodes.TOO_BIG);
+      return;
+    }
+    DdpMessage m;
+    if (strict) {
+      try {
+        m = parser.parse(utf8, offset, length);
+      } catch (DdpProtocolException e) {
+        protocolError(e.getMessage(), CloseCodes.PROTOCOL_ERROR);
+        return;
+      }
+    } else {
+      m = parser.read(utf8, offset, length);
+    }
+    handle(m);
+  }
+
+  private void handle(DdpMessage m) {
     try {
       dispatch(m);
     } catch (RuntimeException e) {

@@ -15,7 +15,8 @@ public interface StreamListener {
    *
    * @param collection the collection name
    * @param id the document id the server used
-   * @param fields the fields of the message
+   * @param fields the fields of the message: this listener's own (no other listener sees this
+   *     object), so it may keep or change them
    */
   void onEvent(String collection, String id, ObjectNode fields);
 }

@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -72,20 +74,63 @@ public final class DdpMessages {
     }
   }
 
+  /**
+   * Parses one frame given as UTF-8 bytes, {@code utf8[offset, offset + length)}, strictly: as
+   * {@link #parse(String)} of the text those bytes encode, without making the string.
+   *
+   * @throws DdpProtocolException as {@link #parse(String)}
+   */
+  public DdpMessage parse(byte[] utf8, int offset, int length) throws DdpProtocolException {
+    return decode(tree(utf8, offset, length), /* tolerant= */ false);
+  }
+
+  /**
+   * Reads one frame given as UTF-8 bytes tolerantly: as {@link #read(String)} of the text those
+   * bytes encode, without making the string. Never throws.
+   */
+  public DdpMessage read(byte[] utf8, int offset, int length) {
+    try {
+      return decode(tree(utf8, offset, length), /* tolerant= */ true);
+    } catch (DdpProtocolException e) {
+      return new DdpMessage.Invalid(e.getMessage());
+    }
+  }
+
   private ObjectNode tree(String frame) throws DdpProtocolException {
     if (frame == null) {
       throw new DdpProtocolException("null frame");
     }
-    JsonNode node;
     try {
-      node = reader.readTree(frame);
+      return object(reader.readTree(frame));
     } catch (JsonProcessingException e) {
-      // The exception's own message may quote the frame, which may carry a token: say where only.
-      JsonLocation at = e.getLocation();
-      String where =
-          at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-      throw new DdpProtocolException("invalid JSON" + where);
+      throw invalidJson(e);
     }
+  }
+
+  private ObjectNode tree(byte[] utf8, int offset, int length) throws DdpProtocolException {
+    Objects.checkFromIndexSize(offset, length, Objects.requireNonNull(utf8, "utf8").length);
+    if (length >= 3 && utf8[offset] == (byte) 0xEF && utf8[offset + 1] == (byte) 0xBB
+        && utf8[offset + 2] == (byte) 0xBF) {
+      // Jackson skips a byte order mark in bytes, and rejects it in text: read both as text.
+      throw new DdpProtocolException("invalid JSON at line 1, column 1");
+    }
+    try {
+      return object(reader.readTree(utf8, offset, length));
+    } catch (JsonProcessingException e) {
+      throw invalidJson(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // not thrown by a parser reading an array
+    }
+  }
+
+  /** The exception's own message may quote the frame, which may carry a token: say where only. */
+  private static DdpProtocolException invalidJson(JsonProcessingException e) {
+    JsonLocation at = e.getLocation();
+    String where = at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+    return new DdpProtocolException("invalid JSON" + where);
+  }
+
+  private static ObjectNode object(JsonNode node) throws DdpProtocolException {
     if (node == null || !node.isObject()) {
       throw new DdpProtocolException(
           "frame is not a JSON object but " + (node == null ? "empty" : describe(node)));

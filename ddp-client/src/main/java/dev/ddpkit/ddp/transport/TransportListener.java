@@ -1,5 +1,7 @@
 package dev.ddpkit.ddp.transport;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Receives the events of one {@link Transport}. May be called on any thread (the client hands each
  * event over to its event loop); events of one transport arrive in order.
@@ -10,6 +12,17 @@ public interface TransportListener {
 
   /** One text frame arrived. */
   void onMessage(String text);
+
+  /**
+   * One text message arrived as its UTF-8 bytes, {@code utf8[offset, offset + length)}, which the
+   * transport has checked are valid UTF-8 (a transport that cannot check calls {@link
+   * #onMessage(String)} instead). The array is the listener's from now on: the transport neither
+   * reuses nor changes it. The default decodes it and calls {@link #onMessage(String)}; a listener
+   * that parses bytes overrides it, and saves the decoding and the string.
+   */
+  default void onText(byte[] utf8, int offset, int length) {
+    onMessage(new String(utf8, offset, length, StandardCharsets.UTF_8));
+  }
 
   /**
    * The connection closed or could not be made.

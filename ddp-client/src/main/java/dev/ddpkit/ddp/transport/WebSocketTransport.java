@@ -5,11 +5,9 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.net.SocketFactory;
-import org.java_websocket.drafts.Draft_6455;
 import org.java_websocket.exceptions.WebsocketNotConnectedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,7 +42,7 @@ final class WebSocketTransport implements Transport {
     int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
     this.client =
         new WebSocketTransportClient(
-            this, uri, new Draft_6455(List.of(), maxFrameBytes), millis, listener);
+            this, uri, new Utf8TextDraft(maxFrameBytes), millis, listener);
     client.setConnectionLostTimeout(0);
     client.setDaemon(true);
     client.setTcpNoDelay(true);

@@ -90,6 +90,20 @@ final class WebSocketTransportClient extends WebSocketClient {
     listener.onMessage(message);
   }
 
+  /**
+   * A text message that came in one frame, as the UTF-8 bytes the library checked ({@link
+   * Utf8TextDraft}); the payload buffer is the frame's own, made for it and dropped after.
+   */
+  void onText(ByteBuffer payload) {
+    if (payload.hasArray()) {
+      listener.onText(payload.array(), payload.arrayOffset() + payload.position(),
+          payload.remaining());
+    } else {
+      byte[] copy = Utf8TextDraft.bytes(payload);
+      listener.onText(copy, 0, copy.length);
+    }
+  }
+
   @Override
   public void onMessage(ByteBuffer bytes) {
     // DDP is text only. Reported as a protocol error and otherwise ignored, as an unknown

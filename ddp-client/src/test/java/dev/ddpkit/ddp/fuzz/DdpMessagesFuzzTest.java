@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ddpkit.ddp.protocol.DdpMessage;
 import dev.ddpkit.ddp.protocol.DdpMessages;
 import dev.ddpkit.ddp.protocol.DdpProtocolException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -38,6 +40,42 @@ class DdpMessagesFuzzTest {
   void mutatedFramesAreMessagesOrProtocolErrors() {
     FuzzTries.forAll(0x307A7EL, 3000, 1, FrameGen::mutatedFrame,
         this::assertParsesOrFailsCleanly);
+  }
+
+  @Test
+  void mutatedFramesAsBytesReadAsTheirText() {
+    FuzzTries.forAll(0xB17E5L, 1500, 1, FrameGen::mutatedFrame, this::assertBytesReadAsText);
+  }
+
+  @Test
+  void arbitraryTextAsBytesReadsAsTheText() {
+    FuzzTries.forAll(0xB17E6L, 1500, 1, FrameGen::text, this::assertBytesReadAsText);
+  }
+
+  /**
+   * The frame's UTF-8 bytes, placed inside a larger array, read as the frame does: the same
+   * message, or the same problem (the location in a JSON error aside: it counts bytes there).
+   */
+  private void assertBytesReadAsText(String frame) {
+    FuzzTries.count(1);
+    byte[] utf8 = frame.getBytes(StandardCharsets.UTF_8);
+    if (!new String(utf8, StandardCharsets.UTF_8).equals(frame)) {
+      return; // a lone surrogate: no UTF-8 encodes it, so no transport delivers it as bytes
+    }
+    byte[] padded = new byte[utf8.length + 7];
+    Arrays.fill(padded, (byte) '}');
+    System.arraycopy(utf8, 0, padded, 3, utf8.length);
+    DdpMessage fromText = parser.read(frame);
+    DdpMessage fromBytes = parser.read(padded, 3, utf8.length);
+    if (fromText instanceof DdpMessage.Invalid t && fromBytes instanceof DdpMessage.Invalid b) {
+      assertThat(withoutLocation(b.problem())).isEqualTo(withoutLocation(t.problem()));
+    } else {
+      assertThat(fromBytes).isEqualTo(fromText);
+    }
+  }
+
+  private static String withoutLocation(String problem) {
+    return problem.replaceAll(" at line \\d+, column \\d+", "");
   }
 
   @Test

@@ -38,6 +38,7 @@ import org.java_websocket.WebSocketServerFactory;
 import org.java_websocket.drafts.Draft;
 import org.java_websocket.exceptions.InvalidDataException;
 import org.java_websocket.framing.CloseFrame;
+import org.java_websocket.framing.Framedata;
 import org.java_websocket.handshake.ClientHandshake;
 import org.java_websocket.handshake.ServerHandshakeBuilder;
 import org.java_websocket.server.WebSocketServer;
@@ -249,6 +250,18 @@ public final class TestDdpServer implements AutoCloseable {
         send(msg);
       }
       default -> throw new AssertionError("Unexpected garbage: " + kind);
+    }
+  }
+
+  /**
+   * Sends raw WebSocket frames to every open connection, in order: a message in fragments, or a
+   * text frame whose bytes are not UTF-8, which {@link #send(String)} cannot make.
+   */
+  public void sendFrames(Framedata... frames) {
+    for (TestConnection c : connections()) {
+      for (Framedata f : frames) {
+        c.socket().sendFrame(f);
+      }
     }
   }
 
