@@ -14,8 +14,8 @@ import java.util.Objects;
  * @param capacity connections the server admits per second once up, 1 or more
  * @param burst depth of the admission token bucket in connections, 1 or more (default: capacity)
  * @param downtime how long the server refuses every dial after the drop (1006)
- * @param latency the round trip of one dial: the server sees it and the client learns the verdict
- *     this long after the dial
+ * @param latency the round trip of one dial, a whole number of milliseconds: the server sees it and
+ *     the client learns the verdict this long after the dial
  * @param policy the backoff every client uses
  * @param hints whether a 1013 carries {@code retry-after=<ms>}: the next free admission slot, which
  *     the server reserves for the client
@@ -51,6 +51,7 @@ public record HerdConfig(
     checkPositive("burst", burst);
     checkNonNegative("downtime", downtime);
     checkNonNegative("latency", latency);
+    checkNoSubMillis("latency", latency);
     Objects.requireNonNull(policy, "policy");
     checkWholeMillis("bucket", bucket);
     checkWholeMillis("horizon", horizon);
@@ -117,6 +118,13 @@ public record HerdConfig(
     }
   }
 
+  /** The simulation's clock ticks in milliseconds. */
+  private static void checkNoSubMillis(String name, Duration d) {
+    if (d.getNano() % 1_000_000 != 0) {
+      throw new IllegalArgumentException(name + " must be a whole number of ms: " + d);
+    }
+  }
+
   private static void checkWholeMillis(String name, Duration d) {
     if (d == null || d.toMillis() < 1 || d.toNanos() % 1_000_000 != 0) {
       throw new IllegalArgumentException(name + " must be a positive whole number of ms: " + d);
@@ -168,9 +176,10 @@ public record HerdConfig(
       return this;
     }
 
-    /** Sets the round trip of one dial (default 1 ms). */
+    /** Sets the round trip of one dial, a whole number of ms (default 1 ms). */
     public Builder latency(Duration latency) {
       checkNonNegative("latency", latency);
+      checkNoSubMillis("latency", latency);
       this.latency = latency;
       return this;
     }

@@ -1,11 +1,9 @@
 package dev.ddpkit.reconnect.sim;
 
-import dev.ddpkit.reconnect.Attempt;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ClosePolicy;
-import dev.ddpkit.reconnect.ReconnectionManager;
-import dev.ddpkit.reconnect.VirtualScheduler;
+import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.admission.Admission;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,49 +11,56 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.SplittableRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The herd simulation: N real {@link ReconnectionManager}s on one {@link VirtualScheduler}, all
- * connected and stable, then dropped at once (t=0) by a model server that is down for a while and
- * then admits only so many connections per second (see {@link HerdConfig}).
+ * The herd simulation: N clients, each with the decisions of a {@link
+ * dev.ddpkit.reconnect.ReconnectionManager} ({@link HerdClients}), all connected and stable, then
+ * dropped at once (t=0) by a model server that is down for a while and then admits only so many
+ * connections per second through the server's own {@link Admission} (see {@link HerdConfig}).
  *
- * <p>Each client's manager draws from its own {@link SplittableRandom} split in client order from
- * the master seed, and the virtual scheduler runs ties in the order they were scheduled, so a run
- * is a pure function of its configuration. No thread is created and nothing sleeps.
+ * <p>Each client draws from its own random stream split in client order from the master seed
+ * ({@link ClientRandoms}), and events at the same millisecond run in the order they were
+ * scheduled ({@link EventCalendar}), so a run is a pure function of its configuration. The clients
+ * are columns of primitive arrays and the events cost no object each: a million clients take
+ * about a second and 100 MB. No thread is created and nothing sleeps.
  *
- * <p>A dial reaches the server {@code latency} after the manager asks for it, and the client reports
- * the verdict on its attempt at that same instant: {@code opened()} if admitted, {@code
- * closed(1006, "")} while the server is down, {@code closed(1013, reason)} over capacity; a dial
- * the admission holds under its peak limit is reported {@code opened()} (and counted back) when
- * the hold is over. Admitted clients stay connected.
- * The run stops when every client is back or at the horizon, whichever comes first.
+ * <p>A dial reaches the server {@code latency} after the client makes it, and the client learns
+ * the verdict on its attempt at that same instant: opened if admitted, closed with 1006 while the
+ * server is down, with 1013 over capacity; a dial the admission holds under its peak limit opens
+ * (and is counted back) when the hold is over. Admitted clients stay connected. The run stops when
+ * every client is back or at the horizon, whichever comes first, looking once a virtual second.
  */
 public final class HerdSimulation {
   private static final Logger log = LoggerFactory.getLogger(HerdSimulation.class);
   private static final Duration STABLE_AFTER = Duration.ofSeconds(10);
-  /** Long enough for every initial connection to become stable before the drop. */
-  private static final Duration WARM_UP = STABLE_AFTER.plusSeconds(1);
-  private static final long SLICE_NANOS = 1_000_000_000L;
+  /**
+   * Before the drop: long enough for every initial connection to become stable, its dial's round
+   * trip included (until December the warm-up was 11 s whatever the latency, so with a latency
+   * longer than that the first dials arrived after the drop and were counted twice).
+   */
+  private final long warmUpMs;
+  private static final long SLICE_MS = 1_000;
   private static final long MS = 1_000_000L;
+  /** Calendar event: a held dial's connection starts. */
+  private static final int HOLD_OVER = 2;
+  /** Calendar event: the dials due now reach the server. */
+  private static final int PUMP = 3;
 
   private final HerdConfig config;
-  private final VirtualScheduler clock = new VirtualScheduler();
   private final ModelServer server;
-  private final ReconnectionManager[] managers;
-  /** Each client's latest attempt: one dial in flight at a time, so the one to report on. */
-  private final Attempt[] attempts;
-  private final ArrivalQueue inFlight = new ArrivalQueue();
-  private final Runnable pump = this::pump;
+  private final EventCalendar calendar;
+  private final HerdClients clients;
+  private final long latencyMs;
+  private final ArrivalQueue inFlight;
   private boolean pumpScheduled;
   private final long[] backAt;
   private final Counts refusedPerMs = new Counts();
   private final Counts rejectedPerMs = new Counts();
   private final Counts acceptedPerMs = new Counts();
   private boolean dropped;
-  private long dropAt;
+  private long dropAtMs;
   private long dials;
   private int back;
 
@@ -66,34 +71,24 @@ public final class HerdSimulation {
             config.downtime().toNanos(), config.capacity(), config.burst(), config.hints(),
             config.warmUp());
     int n = config.clients();
-    this.managers = new ReconnectionManager[n];
-    this.attempts = new Attempt[n];
+    this.latencyMs = config.latency().toMillis();
+    this.warmUpMs = saturatedAdd(latencyMs, STABLE_AFTER.toMillis() + 1_000);
+    this.calendar = new EventCalendar(n + 1_024);
+    this.inFlight = new ArrivalQueue(n);
     this.backAt = new long[n];
-    SplittableRandom master = new SplittableRandom(config.seed());
-    // Both are immutable: one shared instance keeps their tables hot in the cache, where 100,000
-    // copies would each be a cache miss on every close.
-    ClosePolicy closePolicy = ClosePolicy.ddp();
-    for (int i = 0; i < n; i++) {
-      SplittableRandom random = master.split();
-      managers[i] =
-          ReconnectionManager.builder()
-              .backoff(backoff)
-              .closePolicy(closePolicy)
-              .stableAfter(STABLE_AFTER)
-              .scheduler(clock)
-              .ticker(clock)
-              // A lambda, not random::nextDouble: that names RandomGenerator (Android 35+).
-              .random(() -> random.nextDouble())
-              .name("herd-" + i)
-              .build();
-    }
+    // The policy each client's manager would be built with (everything else its defaults).
+    ReconnectPolicy policy =
+        ReconnectPolicy.builder()
+            .backoff(backoff)
+            .closePolicy(ClosePolicy.ddp())
+            .stableAfter(STABLE_AFTER)
+            .build();
+    long lastMs = saturatedAdd(warmUpMs, config.horizon().toMillis());
+    this.clients = new HerdClients(n, config.seed(), policy, calendar, lastMs);
   }
 
   /** Runs one scenario and returns its figures. */
   public static HerdResult run(HerdConfig config) {
-    if (LoggerFactory.getLogger(ReconnectionManager.class).isDebugEnabled()) {
-      log.warn("debug logging is on for {}: a herd run will be slow", ReconnectionManager.class);
-    }
     return new HerdSimulation(config, config.policy().backoff()).execute();
   }
 
@@ -115,101 +110,123 @@ public final class HerdSimulation {
   }
 
   private HerdResult execute() {
-    for (int i = 0; i < managers.length; i++) {
-      int client = i;
-      managers[i].start(attempt -> dial(client, attempt));
+    int n = config.clients();
+    for (int i = 0; i < n; i++) {
+      dial(i);
     }
-    clock.advance(WARM_UP);
+    runUntil(warmUpMs);
     dropped = true;
-    dropAt = clock.read();
-    for (int i = 0; i < attempts.length; i++) {
+    dropAtMs = calendar.now();
+    for (int i = 0; i < n; i++) {
       if (config.planned()) {
         // A planned restart: each connection is told when its place in the queue comes up.
-        attempts[i].closed(
-            CloseCodes.SERVICE_RESTART,
-            server.restartAppointment(i + 1).closeReason("service restart"));
+        long at = server.restartAppointment(i + 1).retryAfterMillis();
+        clients.closed(i, CloseCodes.SERVICE_RESTART, at, dropAtMs);
       } else {
-        attempts[i].closed(CloseCodes.ABNORMAL, "");
+        clients.closed(i, CloseCodes.ABNORMAL, -1, dropAtMs);
       }
     }
-    long end = dropAt + config.horizon().toNanos();
-    while (back < managers.length && clock.read() < end && clock.pendingTasks() > 0) {
-      clock.advance(Duration.ofNanos(Math.min(SLICE_NANOS, end - clock.read())));
+    long end = saturatedAdd(dropAtMs, config.horizon().toMillis());
+    while (back < n && calendar.now() < end && calendar.pending() > 0) {
+      runUntil(Math.min(calendar.now() + SLICE_MS, end));
     }
-    if (back < managers.length) {
+    if (back < n) {
       log.info(
-          "{}: {} of {} clients back after {} ms", config.policy(), back, managers.length,
+          "{}: {} of {} clients back after {} ms", config.policy(), back, n,
           config.horizon().toMillis());
     }
     return result();
   }
 
+  /** Runs every event due by {@code target} ms, in order. */
+  private void runUntil(long target) {
+    while (calendar.next(target)) {
+      int kind = calendar.kind();
+      int client = calendar.client();
+      switch (kind) {
+        case HerdClients.TIMER, HerdClients.STABLE -> {
+          if (clients.fired(kind, client, calendar.tag())) {
+            dial(client);
+          }
+        }
+        case HOLD_OVER -> back(client, calendar.now() - dropAtMs);
+        case PUMP -> pump();
+        default -> throw new AssertionError("Unexpected event: " + kind);
+      }
+    }
+  }
+
   /**
-   * The {@link dev.ddpkit.reconnect.Connector} of a client: the dial reaches the server {@code
-   * latency} later. With one latency for all, dials arrive in the order they were made, so they
-   * wait in a FIFO and one scheduler task (the pump) delivers all that are due: this halves the
-   * work of the scheduler's heap, which dominates a large run.
+   * The client dials: the dial reaches the server {@code latency} later. With one latency for all,
+   * dials arrive in the order they were made, so they wait in a FIFO and one event (the pump)
+   * delivers all that are due, as the manager-driven simulation did on its scheduler.
    */
-  private void dial(int client, Attempt attempt) {
-    attempts[client] = attempt;
+  private void dial(int client) {
+    clients.dialing(client);
     if (dropped) {
       dials++;
     }
-    inFlight.add(clock.read() + config.latency().toNanos(), client);
+    long now = calendar.now();
+    inFlight.add(now + latencyMs, client);
     if (!pumpScheduled) {
       pumpScheduled = true;
-      clock.schedule(config.latency(), pump);
+      calendar.schedule(now + latencyMs, PUMP, -1, 0);
     }
   }
 
   private void pump() {
     pumpScheduled = false;
-    long now = clock.read();
+    long now = calendar.now();
     while (!inFlight.isEmpty() && inFlight.headDue() <= now) {
       arrive(inFlight.poll());
     }
     if (!inFlight.isEmpty() && !pumpScheduled) {
       pumpScheduled = true;
-      clock.schedule(Duration.ofNanos(inFlight.headDue() - now), pump);
+      calendar.schedule(inFlight.headDue(), PUMP, -1, 0);
     }
   }
 
   private void arrive(int client) {
-    Attempt a = attempts[client];
+    long nowMs = calendar.now();
     if (!dropped) {
-      a.opened();
+      clients.opened(client, nowMs);
       return;
     }
-    long now = clock.read() - dropAt;
-    int ms = (int) (now / MS);
-    if (server.down(now)) {
+    long sinceDropMs = nowMs - dropAtMs;
+    long sinceDrop = sinceDropMs * MS;
+    int ms = (int) sinceDropMs;
+    if (server.down(sinceDrop)) {
       refusedPerMs.add(ms);
-      a.closed(CloseCodes.ABNORMAL, "");
+      clients.closed(client, CloseCodes.ABNORMAL, -1, nowMs);
       return;
     }
-    Admission.Verdict verdict = server.admit(now);
+    Admission.Verdict verdict = server.admit(sinceDrop);
     if (verdict.admitted() && verdict.holdMillis() > 0) {
       // Held under the server's peak limit: the connection is up, served from then on.
-      long start = now + verdict.holdMillis() * MS;
-      clock.schedule(Duration.ofMillis(verdict.holdMillis()), () -> back(a, start));
+      calendar.schedule(nowMs + verdict.holdMillis(), HOLD_OVER, client, 0);
     } else if (verdict.admitted()) {
-      back(a, now);
+      back(client, sinceDropMs);
     } else {
       rejectedPerMs.add(ms);
-      a.closed(
-          CloseCodes.TRY_AGAIN_LATER,
-          config.hints() ? verdict.closeReason("overloaded") : "overloaded");
+      clients.closed(
+          client, CloseCodes.TRY_AGAIN_LATER, config.hints() ? verdict.retryAfterMillis() : -1,
+          nowMs);
     }
   }
 
-  private void back(Attempt a, long at) {
-    acceptedPerMs.add((int) (at / MS));
-    backAt[back++] = at;
-    a.opened();
+  private void back(int client, long atMs) {
+    acceptedPerMs.add((int) atMs);
+    backAt[back++] = atMs;
+    clients.opened(client, calendar.now());
+  }
+
+  private static long saturatedAdd(long a, long b) {
+    long sum = a + b;
+    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 
   private HerdResult result() {
-    int n = managers.length;
+    int n = config.clients();
     return new HerdResult(
         config,
         back,
@@ -235,7 +252,7 @@ public final class HerdSimulation {
     if (rank > back) {
       return OptionalLong.empty();
     }
-    return OptionalLong.of((backAt[rank - 1] + MS - 1) / MS);
+    return OptionalLong.of(backAt[rank - 1]);
   }
 
   private static int peakPerSecond(Counts a, Counts b) {
@@ -268,12 +285,17 @@ public final class HerdSimulation {
     return out;
   }
 
-  /** A growable ring of (due time, client) pairs, in due order. */
+  /** A growable ring of (due time in ms, client) pairs, in due order. */
   private static final class ArrivalQueue {
-    private long[] due = new long[1024];
-    private int[] client = new int[1024];
+    private long[] due;
+    private int[] client;
     private int head;
     private int size;
+
+    ArrivalQueue(int expected) {
+      due = new long[Math.max(16, expected)];
+      client = new int[due.length];
+    }
 
     boolean isEmpty() {
       return size == 0;
@@ -287,7 +309,10 @@ public final class HerdSimulation {
       if (size == due.length) {
         grow();
       }
-      int tail = (head + size) % due.length;
+      int tail = head + size;
+      if (tail >= due.length) {
+        tail -= due.length;
+      }
       due[tail] = at;
       client[tail] = who;
       size++;
@@ -295,7 +320,7 @@ public final class HerdSimulation {
 
     int poll() {
       int who = client[head];
-      head = (head + 1) % due.length;
+      head = head + 1 == due.length ? 0 : head + 1;
       size--;
       return who;
     }
