@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1000}; C=${2:-200}; D=${3:-3000}
 echo "== build"
-mvn -B -q -pl chat-sample -am package -DskipTests
+mvn -B -q -pl chat-sample/chat-app -am package -DskipTests
 bash scripts/bench-machine.sh
 mkdir -p target/bench
 java -jar chat-sample/target/ddpkit.jar herd --real --clients "$N" --capacity "$C" \

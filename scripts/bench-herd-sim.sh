@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== build"
-mvn -B -q -pl chat-sample -am package -DskipTests
+mvn -B -q -pl chat-sample/chat-app -am package -DskipTests
 bash scripts/bench-machine.sh
 mkdir -p target/bench
 for spec in 1000:200 10000:2000 100000:20000; do

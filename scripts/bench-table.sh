@@ -51,7 +51,7 @@ orq() { [ -n "${1:-}" ] && echo "$1" || echo "?"; }
 build() {
   [ -n "${BUILT:-}${REPARSE:-}" ] && return
   echo "== build" >&2
-  mvn -B -q -pl benchmarks,chat-sample -am package -DskipTests >&2
+  mvn -B -q -pl benchmarks,chat-sample/chat-app -am package -DskipTests >&2
   BUILT=1
 }
 
@@ -274,14 +274,14 @@ m_sweep() {
 
 m_rooms() {
   SECTION="[8](#8-a-reconnect-in-100-rooms-within-rocketchats-limits)"
-  local cmd=(mvn -B verify -pl chat-sample -am -Djacoco.skip=true -Djazzer.skip=true
+  local cmd=(mvn -B verify -pl chat-sample/chat-client -am -Djacoco.skip=true -Djazzer.skip=true
     -Dsurefire.failIfNoSpecifiedTests=false -Dtest=HundredRoomsReconnectTest)
   run rooms-10 "${cmd[@]}"
   run rooms-100 "${cmd[@]}" -Dddpkit.changedRooms=100
   local a b
-  a=$(cat "$OUT/rooms-10.txt" chat-sample/target/surefire-reports/*HundredRooms*-output.txt 2>/dev/null |
+  a=$(cat "$OUT/rooms-10.txt" chat-sample/chat-client/target/surefire-reports/*HundredRooms*-output.txt 2>/dev/null |
     grep -o 'reconnect: 100 rooms, 10 changed.*' | head -1)
-  b=$(cat "$OUT/rooms-100.txt" chat-sample/target/surefire-reports/*HundredRooms*-output.txt 2>/dev/null |
+  b=$(cat "$OUT/rooms-100.txt" chat-sample/chat-client/target/surefire-reports/*HundredRooms*-output.txt 2>/dev/null |
     grep -o 'reconnect: 100 rooms, 100 changed.*' | head -1)
   local t q
   t=$(printf '%s\n%s\n' "$a" "$b" | sed -n 's/.*caught up \([0-9.]*\) s after.*/\1/p' | paste -sd/ -)
@@ -314,13 +314,13 @@ chaos_rows() {
 
 chaos_cmd() {
   local duration=$1
-  echo mvn -B -pl chat-sample -am verify -Djacoco.skip=true -Djazzer.skip=true \
+  echo mvn -B -pl chat-sample/chat-app -am verify -Djacoco.skip=true -Djazzer.skip=true \
     -Dtest=ChaosTest -Dsurefire.failIfNoSpecifiedTests=false -Dchaos.duration="$duration"
 }
 
 chaos_report() {
   sed -n '/==== chaos run report ====/,/^==========================$/p' \
-    chat-sample/target/surefire-reports/dev.ddpkit.chat.reliability.ChaosTest-output.txt 2>/dev/null >>"$1" || true
+    chat-sample/chat-app/target/surefire-reports/dev.ddpkit.chat.reliability.ChaosTest-output.txt 2>/dev/null >>"$1" || true
 }
 
 m_chaos_short() {
@@ -361,7 +361,7 @@ m_flapping() {
 
 m_security() {
   SECTION="[what was tried](#what-was-tried)"
-  run security mvn -B verify -pl chat-sample -am -Djacoco.skip=true -Djazzer.skip=true \
+  run security mvn -B verify -pl chat-sample/chat-app -am -Djacoco.skip=true -Djazzer.skip=true \
     -Dsurefire.failIfNoSpecifiedTests=false '-Dtest=ServerHostileInputTest,WssTest,SecretsNeverLoggedTest,AuthRulesTest'
   local t
   for t in ServerHostileInputTest WssTest SecretsNeverLoggedTest AuthRulesTest; do

@@ -42,11 +42,11 @@ else
   props+=(-Dchaos.restartEvery=90s)
 fi
 [ -n "${CHAOS_ARGLINE:-}" ] && props+=(-DargLine="$CHAOS_ARGLINE")
-out=chat-sample/target/surefire-reports/dev.ddpkit.chat.reliability.ChaosTest-output.txt
+out=chat-sample/chat-app/target/surefire-reports/dev.ddpkit.chat.reliability.ChaosTest-output.txt
 rm -f "$out"
 start=$(date +%s)
 status=0
-mvn -B ${CHAOS_MVN_FLAGS:-} -pl chat-sample -am verify -Djacoco.skip=true -Djazzer.skip=true \
+mvn -B ${CHAOS_MVN_FLAGS:-} -pl chat-sample/chat-app -am verify -Djacoco.skip=true -Djazzer.skip=true \
   -Dsurefire.failIfNoSpecifiedTests=false \
   -Dtest='ChaosTest#fiftyClientsThroughRestartsAndBlackholesLoseAndDuplicateNothing' \
   "${props[@]}" || status=$?

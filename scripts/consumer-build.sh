@@ -19,7 +19,7 @@ INSTALL=org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file
 
 if [[ ! -f ddp-client/target/ddp-client-$VERSION.jar || ! -f chat-sample/target/ddpkit.jar ]]; then
   echo "consumer build: packaging the modules first (run after mvn -B verify to skip this)"
-  mvn -B -q package -pl chat-sample -am -DskipTests
+  mvn -B -q package -pl chat-sample/chat-app -am -DskipTests
 fi
 rm -rf "$REPO/dev/ddpkit"
 echo "consumer build: installing ddpkit-parent, reconnection-manager and ddp-client $VERSION into $REPO"

@@ -5,7 +5,7 @@
 #   scripts/fuzz-jazzer.sh decode             # one target, 1,000,000 executions
 #   scripts/fuzz-jazzer.sh client 200000 600  # 200,000 executions or 600 s, whichever comes first
 # Targets: decode, ejson (ddp-client: DecodingJazzerTest), client (ClientHandlingJazzerTest),
-# server (chat-sample: ServerSessionJazzerTest). Without a third argument the time limit is 4 h.
+# server (chat-sample/chat-server: ServerSessionJazzerTest). Without a third argument the time limit is 4 h.
 # The corpus the fuzzer grows is kept in <module>/.cifuzz-corpus/ (not committed) and reused by
 # the next run. A crash fails the build and leaves its input in the target's Inputs directory
 # under src/test/resources: from then on the CI build runs it as a regression test, so fix the bug
@@ -49,7 +49,7 @@ case "$target" in
   decode) run decode ddp-client "$ddp.DecodingJazzerTest#framesParseOrFailWithAProtocolError" ;;
   ejson) run ejson ddp-client "$ddp.DecodingJazzerTest#ejsonDecodesOrFailsWithAnEjsonException" ;;
   client) run client ddp-client "$ddp.ClientHandlingJazzerTest#serverFramesNeverBreakTheClient" ;;
-  server) run server chat-sample \
+  server) run server chat-sample/chat-server \
     "dev.ddpkit.chat.server.ServerSessionJazzerTest#framesFromOneSessionNeverBreakTheServer" ;;
   all)
     rc=0

@@ -20,7 +20,7 @@ awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^inputs=/) { split($i, a, "="); s += 
 server_frames="${2:-0}"
 if [ "$server_frames" -gt 0 ]; then
   start=$(date +%s)
-  mvn -B -pl chat-sample -am verify -Dtest='ServerHostileInputTest#randomFramesNeverBreakTheServer' \
+  mvn -B -pl chat-sample/chat-app -am verify -Dtest='ServerHostileInputTest#randomFramesNeverBreakTheServer' \
     -Dsurefire.failIfNoSpecifiedTests=false -Dfuzz.server.frames="$server_frames"
   echo "== server fuzz: $server_frames random frames over loopback, $(( $(date +%s) - start )) s, passed"
 fi

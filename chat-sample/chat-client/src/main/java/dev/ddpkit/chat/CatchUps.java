@@ -40,7 +40,7 @@ final class CatchUps {
     if (Pacer.waiting(room.fetchJob) || room.fetchCall != null || waiting.contains(room)) {
       return;
     }
-    if (room.point().isEmpty() && (session.settings.historyLimit() > 0 || !roomsGetKnown)) {
+    if (!room.point().isPresent() && (session.settings.historyLimit() > 0 || !roomsGetKnown)) {
       submit(room, HISTORY, Duration.ZERO);
     } else if (roomsGetKnown) {
       // With a point: did it change since? With none (no history wanted): its last message
@@ -131,7 +131,7 @@ final class CatchUps {
         // Unknown to this server (or failing): ask every room itself from now on.
         roomsGetKnown = !r.permanent() && ++roomsGetAttempts < 3;
         batch.stream().filter(this::needsFetch).forEach(room ->
-            submit(room, room.point().isEmpty() ? HISTORY : MISSED, Duration.ZERO));
+            submit(room, !room.point().isPresent() ? HISTORY : MISSED, Duration.ZERO));
       }
     } else {
       roomsGetAttempts = 0;
@@ -141,9 +141,9 @@ final class CatchUps {
           continue;
         }
         Optional<Instant> lm = changed.get(room.rid);
-        if (room.point().isEmpty()) {
+        if (!room.point().isPresent()) {
           settlePoint(room, lm);
-        } else if (lm != null && (lm.isEmpty() || lm.get().isAfter(since(room)))) {
+        } else if (lm != null && (!lm.isPresent() || lm.get().isAfter(since(room)))) {
           submit(room, MISSED, Duration.ZERO);
         } else {
           complete(room, List.of(), false); // nothing new since its point

@@ -183,7 +183,7 @@ public final class ChatClient implements AutoCloseable {
    * Completes at the first successful login; fails if the client signs out or stops before.
    */
   public CompletableFuture<Void> loggedIn() {
-    return session.firstLogin.copy();
+    return session.firstLogin.thenApply(done -> done);
   }
 
   /**

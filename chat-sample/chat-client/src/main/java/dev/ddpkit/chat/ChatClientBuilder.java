@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
-import java.util.random.RandomGenerator;
 
 /**
  * Builds a {@link ChatClient} ({@link ChatClient#builder()}). Defaults are set here; each setter
@@ -46,7 +45,7 @@ public final class ChatClientBuilder {
   Clock clock = Clock.systemUTC();
   ChatLimits limits = ChatLimits.rocketChatDefaults();
   Backoff retryBackoff;
-  RandomGenerator random;
+  SplittableRandom random;
   RandomIds ids = RandomIds.secure();
   String name;
 
@@ -289,7 +288,7 @@ public final class ChatClientBuilder {
    * and benchmarks. The reconnection manager's backoff draws from a stream split from it at build,
    * the chat's own retries from the rest.
    */
-  public ChatClientBuilder random(RandomGenerator random) {
+  public ChatClientBuilder random(SplittableRandom random) {
     this.random = Objects.requireNonNull(random, "random");
     return this;
   }
@@ -359,7 +358,8 @@ public final class ChatClientBuilder {
     if (random != null) {
       // A stream of its own: the manager and the chat session draw independently.
       SplittableRandom own = new SplittableRandom(random.nextLong());
-      db.jitter(own::nextDouble);
+      // A lambda, not own::nextDouble: that names RandomGenerator (Android 35+).
+      db.jitter(() -> own.nextDouble());
     }
   }
 
@@ -382,7 +382,7 @@ public final class ChatClientBuilder {
   }
 
   private static String nonBlank(String field, String value) {
-    if (value == null || value.isBlank()) {
+    if (value == null || value.trim().isEmpty()) {
       throw new IllegalArgumentException(field + " must not be blank");
     }
     return value;

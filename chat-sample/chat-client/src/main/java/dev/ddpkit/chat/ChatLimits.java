@@ -1,5 +1,6 @@
 package dev.ddpkit.chat;
 
+import dev.ddpkit.chat.protocol.CallLimit;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -78,7 +79,7 @@ public final class ChatLimits {
    */
   public ChatLimits withMethod(String method, CallLimit limit) {
     Objects.requireNonNull(method, "method");
-    if (method.isBlank() || method.equals("login")) {
+    if (method.trim().isEmpty() || method.equals("login")) {
       throw new IllegalArgumentException("method must be a method name other than login: " + method);
     }
     Map<String, CallLimit> m = new LinkedHashMap<>(methods);

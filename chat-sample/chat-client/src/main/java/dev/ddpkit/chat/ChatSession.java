@@ -64,8 +64,8 @@ final class ChatSession {
       rooms.put(rid, new Room(rid, settings.dedupWindow(), MAX_HELD));
     }
     this.pacer =
-        new Pacer(settings.limits(), settings.clock(), ddp::schedule, settings.random()::nextDouble,
-            this::compareRooms);
+        new Pacer(settings.limits(), settings.clock(), ddp::schedule,
+            () -> settings.random().nextDouble(), this::compareRooms);
     this.login = new LoginFlow(this);
     this.streams = new Streams(this);
     this.catchUps = new CatchUps(this);
@@ -170,7 +170,7 @@ final class ChatSession {
         args != null && args.isArray() && args.size() > 0
             ? MessageParser.parse(args.get(0), rid)
             : Optional.empty();
-    if (parsed.isEmpty() || rid == null || !rid.equals(parsed.get().rid())) {
+    if (!parsed.isPresent() || rid == null || !rid.equals(parsed.get().rid())) {
       malformed++;
       log.debug("{}: malformed stream event ignored", settings.name());
       status.refresh(); // publishes the count (rare: the hot path publishes nothing)
@@ -276,7 +276,9 @@ final class ChatSession {
     try {
       return ddp.call(method, params, CallOptions.DEFAULT.withNoRetry(true));
     } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
+      CompletableFuture<JsonNode> failed = new CompletableFuture<>();
+      failed.completeExceptionally(e);
+      return failed;
     }
   }
 

@@ -35,7 +35,7 @@ final class MessageParser {
     JsonNode u = doc.get("u");
     String user = u != null && u.isObject() ? text(u.get("username")) : null;
     Optional<Instant> ts = timestamp(doc.get("ts"));
-    if (id == null || id.isEmpty() || rid == null || msg == null || user == null || ts.isEmpty()) {
+    if (id == null || id.isEmpty() || rid == null || msg == null || user == null || !ts.isPresent()) {
       return Optional.empty();
     }
     return Optional.of(new ChatMessage(id, rid, user, msg, ts.get()));

@@ -1,5 +1,6 @@
 package dev.ddpkit.chat;
 
+import dev.ddpkit.chat.protocol.CallLimit;
 import dev.ddpkit.reconnect.Cancellable;
 import java.time.Clock;
 import java.time.Duration;
@@ -230,7 +231,7 @@ final class Pacer {
 
   private void spend(String key) {
     Optional<CallLimit> limit = limit(key);
-    if (limit.isEmpty()) {
+    if (!limit.isPresent()) {
       return;
     }
     Instant now = clock.instant();

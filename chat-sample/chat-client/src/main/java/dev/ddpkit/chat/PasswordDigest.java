@@ -3,7 +3,6 @@ package dev.ddpkit.chat;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -20,7 +19,11 @@ public final class PasswordDigest {
     try {
       byte[] hash =
           MessageDigest.getInstance("SHA-256").digest(password.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(hash);
+      StringBuilder hex = new StringBuilder(hash.length * 2);
+      for (byte b : hash) {
+        hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+      }
+      return hex.toString();
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required of every JVM", e);
     }

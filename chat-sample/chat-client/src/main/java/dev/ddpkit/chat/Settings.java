@@ -4,7 +4,7 @@ import dev.ddpkit.reconnect.Backoff;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.random.RandomGenerator;
+import java.util.SplittableRandom;
 
 /**
  * What a {@link ChatClient} was built with, as its parts need it.
@@ -34,7 +34,7 @@ record Settings(
     Backoff retry,
     ChatLimits limits,
     Clock clock,
-    RandomGenerator random,
+    SplittableRandom random,
     int outboxCapacity,
     int dedupWindow) {
 

@@ -79,7 +79,7 @@ final class Streams {
     if (session.rooms.get(room.rid) != room || !session.loggedIn || room.sub != null) {
       return;
     }
-    if (room.point().isEmpty()) {
+    if (!room.point().isPresent()) {
       room.beginCatchUp(); // its history (or its point) comes after the stream is ready
     }
     Subscription sub =

@@ -5,6 +5,7 @@ import static dev.ddpkit.chat.ChatHarness.message;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ddpkit.chat.ChatHarness.Frame;
+import dev.ddpkit.chat.protocol.CallLimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,7 +2,6 @@ package dev.ddpkit.chat.cli;
 
 import dev.ddpkit.chat.bench.RealHerdCommand;
 import dev.ddpkit.chat.demo.DemoCommand;
-import dev.ddpkit.chat.server.ServeCommand;
 import dev.ddpkit.reconnect.sim.HerdCommand;
 import java.io.InputStream;
 import java.io.PrintStream;

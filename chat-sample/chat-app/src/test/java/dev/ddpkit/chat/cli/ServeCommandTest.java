@@ -1,8 +1,9 @@
-package dev.ddpkit.chat.server;
+package dev.ddpkit.chat.cli;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ddpkit.chat.server.DdpPeer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -26,7 +26,7 @@ import java.util.concurrent.CompletableFuture;
  * series is read against them (RELIABILITY.md). A tool, not a test:
  *
  * <pre>{@code
- * java -cp chat-sample/target/test-classes:chat-sample/target/ddpkit.jar \
+ * java -cp chat-sample/chat-app/target/test-classes:chat-sample/target/ddpkit.jar \
  *     dev.ddpkit.chat.server.MessageFootprint 50000
  * }</pre>
  */

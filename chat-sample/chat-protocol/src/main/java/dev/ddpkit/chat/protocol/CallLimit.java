@@ -1,11 +1,11 @@
-package dev.ddpkit.chat;
+package dev.ddpkit.chat.protocol;
 
 import java.time.Duration;
 
 /**
  * At most {@code calls} calls per {@code window}: one of Rocket.Chat's DDP rate limits, as the
- * server enforces it ({@link dev.ddpkit.chat.server.RateLimits}) and as the client budgets for it
- * ({@link ChatLimits}).
+ * server enforces it ({@code dev.ddpkit.chat.server.RateLimits}) and as the client budgets for it
+ * ({@code dev.ddpkit.chat.ChatLimits}).
  *
  * @param calls calls allowed in one window, at least 1
  * @param window the window, at least 1 ms

@@ -1,6 +1,6 @@
 package dev.ddpkit.chat.server;
 
-import dev.ddpkit.chat.CallLimit;
+import dev.ddpkit.chat.protocol.CallLimit;
 
 import java.util.HashMap;
 import java.util.Map;

@@ -24,9 +24,9 @@ import org.java_websocket.handshake.ServerHandshake;
 /**
  * A raw DDP peer for tests: sends frames, queues what it receives, and lets a test wait for the
  * next frame (or the next one matching a predicate) with a timeout. Frames that are not JSON are
- * queued as text nodes.
+ * queued as text nodes. Public, in chat-server's test jar, for chat-app's ServeCommandTest.
  */
-final class DdpPeer implements AutoCloseable {
+public final class DdpPeer implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
   static final Duration WAIT = Duration.ofSeconds(10);
 
@@ -38,7 +38,7 @@ final class DdpPeer implements AutoCloseable {
   private final AtomicInteger ids = new AtomicInteger();
   private final WebSocketClient ws;
   volatile int closeCode = -1;
-  volatile String closeReason;
+  public volatile String closeReason;
   volatile boolean closedByServer;
   volatile long closedAtNanos;
   volatile Exception error;
@@ -84,7 +84,7 @@ final class DdpPeer implements AutoCloseable {
   }
 
   /** Opens the WebSocket (no DDP yet). */
-  static DdpPeer open(String url) throws InterruptedException {
+  public static DdpPeer open(String url) throws InterruptedException {
     DdpPeer p = new DdpPeer(URI.create(url));
     p.ws.connect();
     boolean ready = p.opened.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)
@@ -94,7 +94,7 @@ final class DdpPeer implements AutoCloseable {
   }
 
   /** Opens the WebSocket and does the DDP handshake; returns the peer. */
-  static DdpPeer connect(String url) throws InterruptedException {
+  public static DdpPeer connect(String url) throws InterruptedException {
     DdpPeer p = open(url);
     assertThat(p.next().path("server_id").asText()).isEqualTo("0");
     p.send(connectFrame("1"));
@@ -104,7 +104,8 @@ final class DdpPeer implements AutoCloseable {
   }
 
   /** Connects and logs in with a password; returns the peer. */
-  static DdpPeer loggedIn(String url, String user, String password) throws InterruptedException {
+  public static DdpPeer loggedIn(String url, String user, String password)
+      throws InterruptedException {
     DdpPeer p = connect(url);
     JsonNode r = p.call("login", loginParams(user, password));
     assertThat(r.has("error")).as("login error: %s", r).isFalse();
@@ -278,7 +279,7 @@ final class DdpPeer implements AutoCloseable {
   }
 
   /** Waits for the close and returns its code. */
-  int awaitClose() {
+  public int awaitClose() {
     try {
       assertThat(closed.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
           .as("socket closed within %s", WAIT).isTrue();

@@ -1,6 +1,6 @@
 package dev.ddpkit.chat.server;
 
-import dev.ddpkit.chat.CallLimit;
+import dev.ddpkit.chat.protocol.CallLimit;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
