@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 10, unit = SECONDS)
 class ReadmeSnippetsTest {
-  private static final Path README = Path.of("..", "README.md");
+  private static final Path README = Path.of("../..", "README.md");
   private static final Path EXAMPLES = Path.of("src/test/java/dev/ddpkit/chat/examples");
   private static final Path CONSUMER_EXAMPLE =
-      Path.of("..", "consumer/src/main/java/dev/ddpkit/consumer/ReadmeExample.java");
+      Path.of("../..", "consumer/src/main/java/dev/ddpkit/consumer/ReadmeExample.java");
   private static final String BEGINS = "// --- README example begins ---";
   private static final String ENDS = "// --- README example ends ---";
 
