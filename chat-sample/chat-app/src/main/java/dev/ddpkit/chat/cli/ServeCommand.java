@@ -1,6 +1,7 @@
 package dev.ddpkit.chat.cli;
 
 import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.Compatibility;
 import dev.ddpkit.chat.server.RateLimits;
 import dev.ddpkit.reconnect.cli.CommandLine;
 import java.io.PrintStream;
