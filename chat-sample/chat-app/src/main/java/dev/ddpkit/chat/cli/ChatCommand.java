@@ -34,13 +34,31 @@ import java.util.concurrent.TimeUnit;
  * --json} it prints one JSON object per line for scripts and tests.
  */
 public final class ChatCommand {
-  static final String USAGE =
-      "usage: chat --url ws://127.0.0.1:3000/websocket --user NAME (--password PW | --token T)\n"
-          + "            --room R [--room R2 ...] [--json] [--history N]\n"
-          + "            [--backoff rfc|full-jitter|fixed] [--base-ms N] [--max-ms N] [--stable-ms N]\n"
-          + "            [--heartbeat-ms N] [--heartbeat-timeout-ms N]\n"
-          + "  --base-ms/--max-ms: the first delay and the cap of the curve (rfc 1000/60000,\n"
-          + "  full-jitter 500/30000); for fixed, --base-ms is the interval (5000), capped by --max-ms";
+  static final String USAGE = String.join("\n",
+      "usage: chat --url ws://127.0.0.1:3000/websocket --user NAME (--password PW | --token T)",
+      "            --room R [--room R2 ...] [--json] [--history N]",
+      "            [--backoff rfc|full-jitter|fixed] [--base-ms N] [--max-ms N] [--stable-ms N]",
+      "            [--heartbeat-ms N] [--heartbeat-timeout-ms N]",
+      "A terminal chat client: shows the rooms' messages as they come, sends each line of standard",
+      "input to the first room, and at the end of input waits until every one is acknowledged.",
+      "  --url U                  the server's DDP WebSocket URL (default ws://127.0.0.1:3000/websocket)",
+      "  --user NAME              the user to log in as (with --password)",
+      "  --password PW            log in with this password (sent as its SHA-256 digest)",
+      "  --token T                log in with a resume token instead",
+      "  --room R                 a room to join; repeat for more (the first one receives input)",
+      "  --json                   one JSON object per line instead of text (docs/chat-json.md)",
+      "  --history N              messages of history shown per room on joining (default 20)",
+      "  --backoff B              the reconnect curve: rfc (default), full-jitter or fixed",
+      "  --base-ms N, --max-ms N  the curve's first delay and cap (rfc 1000/60000, full-jitter"
+          + " 500/30000); for fixed, --base-ms is the interval (5000), capped by --max-ms",
+      "  --stable-ms N            how long a connection must stay up before the attempt count"
+          + " starts again (default 10000)",
+      "  --heartbeat-ms N         ping after this much silence (default 25000)",
+      "  --heartbeat-timeout-ms N declare the socket dead if a ping is unanswered this long"
+          + " (default 15000)",
+      "  --help, -h               this text",
+      "Exits 0 when all input was sent and acknowledged, 1 if the client signed out or stopped,"
+          + " 2 on bad arguments.");
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final DateTimeFormatter CLOCK =
@@ -55,6 +73,10 @@ public final class ChatCommand {
    *     bad arguments
    */
   public static int run(String[] args, InputStream in, PrintStream out, PrintStream err) {
+    if (Help.asked(args)) {
+      out.println(USAGE);
+      return 0;
+    }
     Options o;
     try {
       o = Options.parse(args);

@@ -23,11 +23,29 @@ import java.util.concurrent.TimeUnit;
  * and books every dial a slot after them ({@link ChatServer.Builder#warmUp}).
  */
 public final class ServeCommand {
-  private static final String USAGE = "usage: serve --port N --data DIR [--seed-demo]"
-      + " [--accept-rate N] [--accept-burst N] [--warm-up-ms N] [--heartbeat-ms N] [--drain-ms N]"
-      + " [--restart-in-ms N]"
-      + " [--rate-limits on|off|login=5/10s,method=10/10s,stream=40/10s,send=5/1s]"
-      + " [--act-as current|older|rc9]";
+  static final String USAGE = String.join("\n",
+      "usage: serve --data DIR [--port N] [--host H] [--seed-demo] [--accept-rate N]",
+      "             [--accept-burst N] [--warm-up-ms N] [--heartbeat-ms N] [--drain-ms N]",
+      "             [--restart-in-ms N] [--rate-limits on|off|RULES] [--act-as current|older|rc9]",
+      "Runs the embedded Rocket.Chat-compatible DDP server until stopped (Ctrl-C), then drains it.",
+      "  --data DIR           where messages and tokens are kept across restarts (required)",
+      "  --port N             TCP port (default 3000; 0 picks a free one, printed at start)",
+      "  --host H             address to listen on (default 127.0.0.1)",
+      "  --seed-demo          create users alice, bob, carol (password NAME-pw) in room general",
+      "  --accept-rate N      admit N connections per second, 1013 with retry-after beyond"
+          + " (default 0: no limit)",
+      "  --accept-burst N     depth of the admission bucket (default: the accept rate)",
+      "  --warm-up-ms N       admit nobody for the first N ms, booking each dial a slot after"
+          + " (default 0)",
+      "  --heartbeat-ms N     server ping interval (default 25000)",
+      "  --drain-ms N         how long a stop spreads its closes over (default 5000)",
+      "  --restart-in-ms N    make the stop a planned restart: each client told to come back at N ms"
+          + " plus its place in the queue",
+      "  --rate-limits R      Rocket.Chat's DDP rate limits: on (default), off, or rules such as"
+          + " login=5/10s,method=10/10s,stream=40/10s,send=5/1s",
+      "  --act-as V           current (default), older (messages/get answers 404) or rc9"
+          + " (loadMissedMessages answers 404)",
+      "  --help, -h           this text");
 
   private ServeCommand() {}
 
@@ -62,6 +80,10 @@ public final class ServeCommand {
    * Package-private so that a test can stop it without ending the JVM.
    */
   static int run(String[] args, PrintStream out, PrintStream err, CountDownLatch stopSignal) {
+    if (Help.asked(args)) {
+      out.println(USAGE);
+      return 0;
+    }
     ChatServer.Builder b = ChatServer.builder().port(3000);
     boolean seed = false;
     Duration restartIn = null;
