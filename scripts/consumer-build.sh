@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The consumer build (issue 13): a project outside the reactor (consumer/) that depends on
-# dev.ddpkit:ddp-client by its Maven coordinates compiles README.md's DDP example, runs it against
-# the embedded server (java -jar ddpkit.jar serve), and fails if the libraries bring a test
-# library or a logging backend into its dependency tree (maven-enforcer's bannedDependencies).
+# dev.ddpkit:ddp-client and dev.ddpkit:chat-client by their Maven coordinates compiles README.md's
+# DDP example and a chat example (log in, join a room, send a message), runs both against the
+# embedded server (java -jar ddpkit.jar serve), and fails if the libraries bring a test library,
+# a logging backend, the chat server or the app into its dependency tree (maven-enforcer's
+# bannedDependencies).
 #
 # It consumes the jars that `mvn -B verify` just built (CI runs it right after; it packages them
 # first if they are missing). They are installed, with their poms, into a throwaway local
@@ -17,15 +19,17 @@ MVN=(mvn -B -s "$ROOT/consumer/settings.xml" -Dmaven.repo.local="$REPO")
 VERSION="$(sed -n 's:^  <version>\(.*\)</version>$:\1:p' pom.xml | head -1)"
 INSTALL=org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file
 
-if [[ ! -f ddp-client/target/ddp-client-$VERSION.jar || ! -f chat-sample/target/ddpkit.jar ]]; then
+if [[ ! -f ddp-client/target/ddp-client-$VERSION.jar || ! -f chat-sample/chat-client/target/chat-client-$VERSION.jar
+      || ! -f chat-sample/target/ddpkit.jar ]]; then
   echo "consumer build: packaging the modules first (run after mvn -B verify to skip this)"
   mvn -B -q package -pl chat-sample/chat-app -am -DskipTests
 fi
 rm -rf "$REPO/dev/ddpkit"
-echo "consumer build: installing ddpkit-parent, reconnection-manager and ddp-client $VERSION into $REPO"
+echo "consumer build: installing ddpkit-parent and the client-side libraries $VERSION into $REPO"
 "${MVN[@]}" -q "$INSTALL" -Dfile=pom.xml -DpomFile=pom.xml
-for m in reconnection-manager ddp-client; do
-  "${MVN[@]}" -q "$INSTALL" -Dfile="$m/target/$m-$VERSION.jar" -DpomFile="$m/pom.xml"
+for m in reconnection-manager ddp-client chat-sample/chat-protocol chat-sample/chat-client; do
+  a="${m##*/}"
+  "${MVN[@]}" -q "$INSTALL" -Dfile="$m/target/$a-$VERSION.jar" -DpomFile="$m/pom.xml"
 done
-echo "consumer build: building consumer/ against dev.ddpkit:ddp-client:$VERSION by coordinates"
+echo "consumer build: building consumer/ against dev.ddpkit:ddp-client and chat-client $VERSION by coordinates"
 "${MVN[@]}" -f consumer/pom.xml verify -Dddpkit.version="$VERSION"

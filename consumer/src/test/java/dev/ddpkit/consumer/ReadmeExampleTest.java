@@ -3,6 +3,7 @@ package dev.ddpkit.consumer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ddpkit.chat.ChatMessage;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.PasswordDigest;
@@ -26,8 +27,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs README.md's example, compiled against ddp-client's coordinates, against the embedded server
- * started as a user would start it: {@code java -jar ddpkit.jar serve --seed-demo}.
+ * Runs README.md's DDP example, compiled against ddp-client's coordinates, and the chat example,
+ * compiled against chat-client's, against the embedded server started as a user would start it:
+ * {@code java -jar ddpkit.jar serve --seed-demo}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ReadmeExampleTest {
@@ -105,5 +107,14 @@ class ReadmeExampleTest {
       // broadcast may or may not have arrived by then, but it is never anything else.
       assertTrue(List.of("hello").containsAll(shown), "the example showed " + shown);
     }
+  }
+
+  @Test
+  void theChatClientLogsInJoinsARoomAndSendsAMessage() throws Exception {
+    ChatMessage shown = ChatExample.run(url, "carol", "carol-pw", "general", "hi from carol");
+
+    assertEquals("carol", shown.user());
+    assertEquals("general", shown.rid());
+    assertEquals("hi from carol", shown.text());
   }
 }
