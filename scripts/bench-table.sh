@@ -22,7 +22,7 @@ mkdir -p "$OUT"
 ROWS=()
 
 BENCH_QUICK="throughput sim-hints sweep footprint recovery"
-BENCH_ALL="throughput jmh footprint recovery real-hints real-wave demo sim-real sim-speed sim-hints sweep rooms"
+BENCH_ALL="throughput jmh footprint recovery real-hints real-wave demo sim-real sim-speed sim-hints sweep sweep-1m rooms"
 REL_QUICK="chaos-short flapping security"
 REL_ALL="chaos-short flapping security chaos-10m fuzz jazzer chaos-hour"
 
@@ -205,18 +205,34 @@ m_sim_real() {
     "real run" "$(orq "$ranges")" "\`scripts/bench-herd-sim.sh\` and \`scripts/bench-herd-real.sh\`"
 }
 
+# "wall; CPU; resident" of a `/usr/bin/time -v ... herd` output: the wall and process CPU time that
+# herd prints for its run, and the JVM's maximum resident set.
+sim_cost() {
+  awk -F': ' '/^run time/ { split($0, t, " "); wall = t[4]; cpu = t[7] }
+    /Maximum resident set size/ { rss = $2 }
+    END { printf "%s s wall, %s s CPU; %d MB", wall, cpu, rss / 1024 }' "$1"
+}
+
 m_sim_speed() {
   SECTION="[2](#2-the-simulation-at-scale)"
   build
-  run sim-speed /usr/bin/time -v java -jar "$JAR" herd --clients 1000000 --capacity 20000 \
-    --downtime-ms 10000 --policy full-jitter
-  local f=$OUT/sim-speed.txt wall rss
-  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
-    for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.1f s", s }' "$f")
-  rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.2f GB", $2 / 1e6 }' "$f")
-  row "simulation, 1,000,000 clients, C = 20,000/s, D = 10 s, full jitter: wall time; resident set" \
-    "$(orq "$wall"); $(orq "$rss")" "" "" \
-    "\`/usr/bin/time -v java -jar $JAR herd --clients 1000000 --capacity 20000 --downtime-ms 10000 --policy full-jitter\`"
+  local args=(herd --clients 1000000 --capacity 20000 --downtime-ms 10000 --policy full-jitter)
+  run sim-speed /usr/bin/time -v java -jar "$JAR" "${args[@]}"
+  local ours peer="" q=""
+  ours=$(sim_cost "$OUT/sim-speed.txt")
+  if [ -n "${SIM_BASELINE_JAR:-}" ]; then
+    # The same run on an older jar (SIM_BASELINE_JAR=<jar>), right after: the ratios of one session.
+    run sim-speed-baseline /usr/bin/time -v java -jar "$SIM_BASELINE_JAR" "${args[@]}"
+    peer="$(basename "$SIM_BASELINE_JAR"): $(sim_cost "$OUT/sim-speed-baseline.txt")"
+    q=$(paste -d' ' <(sim_cost "$OUT/sim-speed.txt") <(sim_cost "$OUT/sim-speed-baseline.txt") |
+      awk '{ printf "%.3fx / %.3fx / %.3fx", $1 / $9, $4 / $12, $7 / $15 }')
+  fi
+  row "simulation, 1,000,000 clients, C = 20,000/s, D = 10 s, full jitter: wall; process CPU; resident set" \
+    "$(orq "$ours")" "${peer:-target: 10 s wall, 1 GB}" "$q" "\`/usr/bin/time -v java -jar $JAR ${args[*]}\`"
+  local big=(herd --clients 10000000 --capacity 200000 --downtime-ms 10000 --policy full-jitter)
+  run sim-10m /usr/bin/time -v java -jar "$JAR" "${big[@]}"
+  row "same, 10,000,000 clients, C = 200,000/s" "$(orq "$(sim_cost "$OUT/sim-10m.txt")")" "it runs" "" \
+    "\`/usr/bin/time -v java -jar $JAR ${big[*]}\`"
 }
 
 # "p100 p100 p100|limit|ratios" of a simulation table; the ratios as herd prints them when it does
@@ -253,23 +269,45 @@ m_sim_hints() {
   row "same runs with hints: most admitted in any sliding second" "$(orq "$peak")" "C = 500" "" "the \`--hints\` commands"
 }
 
-m_sweep() {
-  SECTION="[6](#6-server-paced-recovery-a-retry-after-is-an-appointment-simulation)"
-  build
-  run sweep java -jar "$JAR" herd --sweep --hints both
-  local f=$OUT/sweep.txt on best rfc
-  on=$(sed -n '/hints on;/,$p' "$f")
-  best=$(echo "$on" | awk '/^curve/ { m = 1; next } m && NF >= 6 { print; exit }')
-  rfc=$(echo "$on" | awk '/^rfc 1 s\/60 s/ { print; exit }')
+# "RFC's figures|the front's fastest|ratios" of the sweep table of one hint setting ("hints on").
+sweep_rows() {
+  local f=$1 hints=$2 part best rfc b r q
+  part=$(awk -v h="$hints;" '/^Herd:/ { m = index($0, h) > 0 } m' "$f")
+  best=$(echo "$part" | awk '/^curve/ { m = 1; next } m && NF >= 6 { print; exit }')
+  rfc=$(echo "$part" | awk '/^rfc 1 s\/60 s/ { print; exit }')
   # A curve's line: its name, then time "s", x limit, peak/C, dials/client (the last five fields).
-  local b r q
   b=$(echo "$best" | awk '{ n = $1; for (i = 2; i <= NF - 5; i++) n = n " " $i;
     printf "%s: %s s, %s C, %s", n, $(NF-4), $(NF-1), $NF }')
   r=$(echo "$rfc" | awk '{ printf "%s s, peak %s C, %s dials", $(NF-4), $(NF-1), $NF }')
   q=$(printf '%s\n%s\n' "$rfc" "$best" | awk 'NR == 1 { t = $(NF-4); p = $(NF-1); d = $NF }
     NR == 2 { printf "%.2fx / %.1fx / %.2fx", t / $(NF-4), p / $(NF-1), d / $NF }')
-  row "\`herd --sweep\`, 21 curves, hints on: the RFC preset against the front's fastest" "$(orq "$r")" \
-    "$(orq "$b")" "$(orq "$q")" "\`java -jar $JAR herd --sweep --hints both\`"
+  echo "$(orq "$r")|$(orq "$b")|$(orq "$q")"
+}
+
+m_sweep() {
+  SECTION="[6](#6-server-paced-recovery-a-retry-after-is-an-appointment-simulation)"
+  build
+  run sweep java -jar "$JAR" herd --sweep --hints both
+  IFS='|' read -r r b q <<<"$(sweep_rows "$OUT/sweep.txt" "hints on")"
+  row "\`herd --sweep\`, 21 curves, hints on: the RFC preset against the front's fastest" "$r" \
+    "$b" "$q" "\`java -jar $JAR herd --sweep --hints both\`"
+}
+
+m_sweep_1m() {
+  SECTION="[2c](#2c-which-curve-herd---sweep-at-10000-and-1000000-clients)"
+  build
+  local args=(herd --sweep --hints both --clients 1000000 --capacity 20000 --downtime-ms 10000)
+  run sweep-1m /usr/bin/time -v java -jar "$JAR" "${args[@]}"
+  local f=$OUT/sweep-1m.txt cost h
+  cost=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
+    for (i = 1; i <= n; i++) s = s * 60 + p[i]; w = s } /User time/ { u = $2 } /System time/ { y = $2 }
+    /Maximum resident set size/ { m = $2 } END { printf "%.0f s wall, %.0f s CPU; %d MB", w, u + y, m / 1024 }' "$f")
+  row "\`herd --sweep\` at 1,000,000 clients (C = 20,000/s, D = 10 s), 21 curves x hints off and on: the whole run" \
+    "$(orq "$cost")" "" "" "\`/usr/bin/time -v java -jar $JAR ${args[*]}\`"
+  for h in off on; do
+    IFS='|' read -r r b q <<<"$(sweep_rows "$f" "hints $h")"
+    row "same, hints $h: the RFC preset against the front's fastest" "$r" "$b" "$q" "same"
+  done
 }
 
 m_rooms() {

@@ -1,56 +1,54 @@
 package dev.ddpkit.reconnect.sim;
 
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.PriorityQueue;
 
 /**
  * The herd's event queue on virtual time in whole milliseconds: a calendar of one bucket per
- * millisecond over a ring of about 17 minutes, each bucket a FIFO of events linked through
- * primitive arrays. Events run in the order of their time and, at the same millisecond, in the
+ * millisecond over a ring of about 17 minutes, each bucket an array of events in the order they
+ * were scheduled. Events run in the order of their time and, at the same millisecond, in the
  * order they were scheduled: the order of {@link dev.ddpkit.reconnect.VirtualScheduler}, whose
- * ties go by sequence number. Scheduling and taking an event cost O(1) and allocate nothing.
+ * ties go by sequence number. Scheduling and taking an event cost O(1) and allocate nothing (the
+ * arrays of drained buckets are reused), and a bucket is read front to back, so taking the next
+ * event is a read the processor has prefetched.
  *
- * <p>An event is a kind, a client and a tag (the timer generation it belongs to). An event further
- * ahead than the ring waits in a small heap, ordered by time and then by when it was scheduled,
- * and moves into its bucket when the ring reaches it, before anything else can be scheduled into
- * that bucket, so the order holds for it too (no preset curve waits that long: the longest wait is
- * a capped hint, 10 minutes).
+ * <p>An event is a kind (0 to 3), a client (under 2^29) and a tag (the timer generation it belongs
+ * to), packed in a long. An event further ahead than the ring waits in a small heap, ordered by
+ * time and then by when it was scheduled, and moves into its bucket when the ring reaches it,
+ * before anything else can be scheduled into that bucket, so the order holds for it too (no preset
+ * curve waits that long: the longest wait is a capped hint, 10 minutes).
  */
 final class EventCalendar {
+  /** Clients are numbered below this. */
+  static final int MAX_CLIENTS = 1 << 29;
   private static final int RING_BITS = 20; // 1,048,576 ms: 17.5 minutes
   private static final int RING = 1 << RING_BITS;
   private static final int MASK = RING - 1;
-  private static final int NONE = -1;
+  private static final int KIND_SHIFT = 29;
+  private static final int CLIENT_MASK = MAX_CLIENTS - 1;
+  /** Drained bucket arrays kept for reuse. */
+  private static final int SPARE_ARRAYS = 1_024;
 
-  private final int[] bucketHead = new int[RING];
-  private final int[] bucketTail = new int[RING];
-  /**
-   * The event nodes, a pool: node k is {@code nodes[4k .. 4k+3]}, its next node (in its bucket or
-   * the free list), kind, client and tag side by side, so that taking an event touches one cache
-   * line.
-   */
-  private int[] nodes;
-  private int free = NONE;
-  private int used;
-  /** Events in the ring's buckets. */
-  private int inRing;
-  /** Events beyond the ring: {time, sequence, kind, client, tag}, soonest first. */
+  private final long[][] buckets = new long[RING][];
+  private final int[] sizes = new int[RING];
+  /** How far the bucket of {@code now} has been read. */
+  private int read;
+  private final ArrayDeque<long[]> spare = new ArrayDeque<>();
+  /** Events in the ring's buckets, not yet taken. */
+  private long inRing;
+  /** Events beyond the ring: {time, sequence, event}, soonest first. */
   private final PriorityQueue<long[]> far =
       new PriorityQueue<>(
           (a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
   private long farSequence;
   private long now;
 
-  // The event last taken by next(long).
-  private int firedKind;
-  private int firedClient;
-  private int firedTag;
+  /** The event last taken by next(long). */
+  private long fired;
 
-  /** A calendar at time 0 with room for {@code expected} pending events before it grows. */
-  EventCalendar(int expected) {
-    Arrays.fill(bucketHead, NONE);
-    nodes = new int[4 * Math.max(16, expected)];
-  }
+  /** A calendar at time 0. */
+  EventCalendar() {}
 
   /** The time in milliseconds: that of the event last taken, or the target last reached. */
   long now() {
@@ -58,7 +56,7 @@ final class EventCalendar {
   }
 
   /** Events pending. */
-  int pending() {
+  long pending() {
     return inRing + far.size();
   }
 
@@ -67,11 +65,15 @@ final class EventCalendar {
     if (at < now) {
       throw new IllegalArgumentException("event at " + at + " ms is before now, " + now + " ms");
     }
+    if (kind < 0 || kind > 3 || client < 0 || client >= MAX_CLIENTS) {
+      throw new IllegalArgumentException("kind 0-3 and client 0-2^29: " + kind + ", " + client);
+    }
+    long event = ((long) tag << 32) | ((long) kind << KIND_SHIFT) | client;
     if (at - now >= RING) {
-      far.add(new long[] {at, farSequence++, kind, client, tag});
+      far.add(new long[] {at, farSequence++, event});
       return;
     }
-    append((int) (at & MASK), kind, client, tag);
+    append((int) (at & MASK), event);
   }
 
   /**
@@ -82,21 +84,15 @@ final class EventCalendar {
   boolean next(long target) {
     while (true) {
       int b = (int) (now & MASK);
-      int node = bucketHead[b];
-      if (node != NONE) {
-        int at = 4 * node;
-        bucketHead[b] = nodes[at];
+      if (read < sizes[b]) {
+        fired = buckets[b][read++];
         inRing--;
-        firedKind = nodes[at + 1];
-        firedClient = nodes[at + 2];
-        firedTag = nodes[at + 3];
-        nodes[at] = free;
-        free = node;
         return true;
       }
       if (now >= target) {
         return false;
       }
+      release(b);
       if (inRing > 0) {
         now++;
       } else {
@@ -109,48 +105,52 @@ final class EventCalendar {
 
   /** The kind of the event last taken. */
   int kind() {
-    return firedKind;
+    return (int) fired >>> KIND_SHIFT;
   }
 
   /** The client of the event last taken. */
   int client() {
-    return firedClient;
+    return (int) fired & CLIENT_MASK;
   }
 
   /** The tag of the event last taken. */
   int tag() {
-    return firedTag;
+    return (int) (fired >>> 32);
+  }
+
+  /** The bucket {@code b} has been read to its end: empty it, keeping its array for another. */
+  private void release(int b) {
+    long[] array = buckets[b];
+    if (array != null) {
+      buckets[b] = null;
+      sizes[b] = 0;
+      if (spare.size() < SPARE_ARRAYS) {
+        spare.push(array);
+      }
+    }
+    read = 0;
   }
 
   /** Moves the far events the ring now reaches into their buckets, in their order. */
   private void admitFar() {
     while (!far.isEmpty() && far.peek()[0] - now < RING) {
       long[] e = far.poll();
-      append((int) (e[0] & MASK), (int) e[2], (int) e[3], (int) e[4]);
+      append((int) (e[0] & MASK), e[2]);
     }
   }
 
-  private void append(int bucket, int kind, int client, int tag) {
-    int node = free;
-    if (node != NONE) {
-      free = nodes[4 * node];
-    } else {
-      if (4 * used == nodes.length) {
-        nodes = Arrays.copyOf(nodes, nodes.length * 2);
-      }
-      node = used++;
+  private void append(int bucket, long event) {
+    long[] array = buckets[bucket];
+    int size = sizes[bucket];
+    if (array == null) {
+      array = spare.isEmpty() ? new long[16] : spare.pop();
+      buckets[bucket] = array;
+    } else if (size == array.length) {
+      array = Arrays.copyOf(array, size * 2);
+      buckets[bucket] = array;
     }
-    int at = 4 * node;
-    nodes[at] = NONE;
-    nodes[at + 1] = kind;
-    nodes[at + 2] = client;
-    nodes[at + 3] = tag;
-    if (bucketHead[bucket] == NONE) {
-      bucketHead[bucket] = node;
-    } else {
-      nodes[4 * bucketTail[bucket]] = node;
-    }
-    bucketTail[bucket] = node;
+    array[size] = event;
+    sizes[bucket] = size + 1;
     inRing++;
   }
 }

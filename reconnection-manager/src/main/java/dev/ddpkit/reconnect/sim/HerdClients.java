@@ -89,6 +89,10 @@ final class HerdClients {
     this.onAbnormal = retryOrStop(closes, CloseCodes.ABNORMAL);
     this.onRestart = retryOrStop(closes, CloseCodes.SERVICE_RESTART);
     this.onTryAgainLater = retryOrStop(closes, CloseCodes.TRY_AGAIN_LATER);
+    if (clients >= EventCalendar.MAX_CLIENTS) {
+      throw new IllegalArgumentException(
+          "the herd simulates fewer than " + EventCalendar.MAX_CLIENTS + " clients: " + clients);
+    }
     this.cells = new long[FIRST + ROW * clients];
     ClientRandoms.split(seed, clients, cells, FIRST, ROW);
   }

@@ -73,7 +73,7 @@ public final class HerdSimulation {
     int n = config.clients();
     this.latencyMs = config.latency().toMillis();
     this.warmUpMs = saturatedAdd(latencyMs, STABLE_AFTER.toMillis() + 1_000);
-    this.calendar = new EventCalendar(n + 1_024);
+    this.calendar = new EventCalendar();
     this.inFlight = new ArrivalQueue(n);
     this.backAt = new long[n];
     // The policy each client's manager would be built with (everything else its defaults).
@@ -170,7 +170,7 @@ public final class HerdSimulation {
     inFlight.add(now + latencyMs, client);
     if (!pumpScheduled) {
       pumpScheduled = true;
-      calendar.schedule(now + latencyMs, PUMP, -1, 0);
+      calendar.schedule(now + latencyMs, PUMP, 0, 0);
     }
   }
 
@@ -182,7 +182,7 @@ public final class HerdSimulation {
     }
     if (!inFlight.isEmpty() && !pumpScheduled) {
       pumpScheduled = true;
-      calendar.schedule(inFlight.headDue(), PUMP, -1, 0);
+      calendar.schedule(inFlight.headDue(), PUMP, 0, 0);
     }
   }
 

@@ -19,7 +19,7 @@ class EventCalendarTest {
 
   @Test
   void eventsRunByTimeThenInTheOrderTheyWereScheduled() {
-    EventCalendar c = new EventCalendar(2);
+    EventCalendar c = new EventCalendar();
     c.schedule(5, 0, 1, 10);
     c.schedule(3, 1, 2, 20);
     c.schedule(5, 2, 3, 30);
@@ -28,7 +28,7 @@ class EventCalendarTest {
 
     assertThat(drain(c, 4)).containsExactly("0:0/5/50", "3:1/2/20", "3:3/4/40");
     assertThat(c.now()).isEqualTo(4);
-    assertThat(c.pending()).isEqualTo(2);
+    assertThat(c.pending()).isEqualTo(2L);
     assertThat(drain(c, 100)).containsExactly("5:0/1/10", "5:2/3/30");
     assertThat(c.now()).isEqualTo(100);
     assertThat(c.pending()).isZero();
@@ -36,7 +36,7 @@ class EventCalendarTest {
 
   @Test
   void anEventScheduledForNowWhileTheBucketRunsComesAfterTheOthersOfIt() {
-    EventCalendar c = new EventCalendar(16);
+    EventCalendar c = new EventCalendar();
     c.schedule(7, 0, 1, 0);
     c.schedule(7, 0, 2, 0);
     assertThat(c.next(10)).isTrue();
@@ -46,7 +46,7 @@ class EventCalendarTest {
 
   @Test
   void eventsBeyondTheRingKeepTheirOrderWithThoseScheduledLater() {
-    EventCalendar c = new EventCalendar(16);
+    EventCalendar c = new EventCalendar();
     long far = 3_000_000; // ~50 minutes: beyond the ring of ~17
     c.schedule(far, 0, 1, 0);
     c.schedule(far + 1, 0, 2, 0);
@@ -61,8 +61,8 @@ class EventCalendarTest {
   }
 
   @Test
-  void thePoolOfNodesGrowsAndIsReused() {
-    EventCalendar c = new EventCalendar(1);
+  void aBucketGrowsPastItsFirstArrayAndDrainedArraysAreReused() {
+    EventCalendar c = new EventCalendar();
     for (int i = 0; i < 1_000; i++) {
       c.schedule(i % 37, 0, i, i);
     }
@@ -70,11 +70,32 @@ class EventCalendarTest {
     assertThat(out).hasSize(1_000);
     assertThat(out.get(0)).isEqualTo("0:0/0/0");
     assertThat(out.get(1)).isEqualTo("0:0/37/37");
+    // Buckets drained, arrays back in the spare pool: a second round in later buckets is the same.
+    for (int i = 0; i < 1_000; i++) {
+      c.schedule(100 + i % 37, 1, i, -i);
+    }
+    List<String> again = drain(c, 200);
+    assertThat(again).hasSize(1_000);
+    assertThat(again.get(1)).isEqualTo("100:1/37/-37");
+  }
+
+  @Test
+  void aKindOrClientOutOfRangeIsRefusedNotMangled() {
+    EventCalendar c = new EventCalendar();
+    assertThatThrownBy(() -> c.schedule(1, 4, 0, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> c.schedule(1, 0, -1, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> c.schedule(1, 0, EventCalendar.MAX_CLIENTS, 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    c.schedule(1, 3, EventCalendar.MAX_CLIENTS - 1, -7);
+    assertThat(c.next(1)).isTrue();
+    assertThat(c.kind()).isEqualTo(3);
+    assertThat(c.client()).isEqualTo(EventCalendar.MAX_CLIENTS - 1);
+    assertThat(c.tag()).isEqualTo(-7);
   }
 
   @Test
   void theClockNeverGoesBack() {
-    EventCalendar c = new EventCalendar(1);
+    EventCalendar c = new EventCalendar();
     c.next(50);
     assertThatThrownBy(() -> c.schedule(49, 0, 0, 0))
         .isInstanceOf(IllegalArgumentException.class)
