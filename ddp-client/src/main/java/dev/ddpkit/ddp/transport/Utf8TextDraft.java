@@ -1,10 +1,8 @@
 package dev.ddpkit.ddp.transport;
 
 import java.nio.ByteBuffer;
-import java.util.List;
 import org.java_websocket.WebSocketImpl;
 import org.java_websocket.drafts.Draft;
-import org.java_websocket.drafts.Draft_6455;
 import org.java_websocket.enums.Opcode;
 import org.java_websocket.exceptions.InvalidDataException;
 import org.java_websocket.framing.Framedata;
@@ -17,23 +15,24 @@ import org.java_websocket.framing.Framedata;
  * TextFrame.isValid}, 1007 if it is not), then decodes the same bytes again into a {@code String}
  * (a {@code CharsetDecoder}, a {@code CharBuffer} and the string: three passes and two copies per
  * frame), which the JSON parser then copies into its own buffer once more. The bytes it has
- * checked are what the parser reads best. A fragmented message is assembled and checked by the
- * library as before, and arrives as a {@code String}; so do control frames and binary frames.
+ * checked are what the parser reads best. A fragmented message is assembled within the limit by
+ * {@link BoundedMessageDraft}, checked by the library, and arrives as a {@code String}; so do
+ * control frames and binary frames.
  *
  * <p>One instance serves one connection: the library calls {@link #copyInstance()} for each.
  * Frames of one connection are processed on its read thread.
  */
-final class Utf8TextDraft extends Draft_6455 {
+final class Utf8TextDraft extends BoundedMessageDraft {
   /** Whether a fragmented message is in progress: its continuation frames are the library's. */
   private boolean inFragments;
 
   Utf8TextDraft(int maxFrameBytes) {
-    super(List.of(), maxFrameBytes);
+    super(maxFrameBytes);
   }
 
   @Override
   public Draft copyInstance() {
-    return new Utf8TextDraft(getMaxFrameSize());
+    return new Utf8TextDraft(maxMessageBytes());
   }
 
   @Override

@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import org.java_websocket.client.WebSocketClient;
-import org.java_websocket.drafts.Draft_6455;
 import org.java_websocket.framing.CloseFrame;
 import org.java_websocket.handshake.ServerHandshake;
 
@@ -32,7 +31,7 @@ final class WebSocketTransportClient extends WebSocketClient {
   WebSocketTransportClient(
       WebSocketTransport transport,
       URI uri,
-      Draft_6455 draft,
+      BoundedMessageDraft draft,
       int connectTimeoutMillis,
       TransportListener listener) {
     super(uri, draft, null, connectTimeoutMillis);

@@ -15,7 +15,8 @@ import org.java_websocket.client.WebSocketClient;
  * <p>For {@code wss://} the socket comes from the configured {@link SSLContext} (the JVM default if
  * none) and host name verification is on: the endpoint identification algorithm is {@code HTTPS}.
  * Java-WebSocket's own connection-lost timer is off (the DDP client has its heartbeat), its
- * threads are daemons, and frames over {@code maxFrameBytes} close the connection with 1009.
+ * threads are daemons, and messages over {@code maxFrameBytes}, in one frame or in fragments, close
+ * the connection with 1009 (see {@link BoundedMessageDraft}).
  *
  * <p><b>Thread names.</b> Each connection has two threads, named after the client so that a thread
  * dump of many clients can be read: {@code <name>-ws-read} and {@code <name>-ws-write} (for the

@@ -18,7 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * A WebSocket client on a plain blocking socket, with no thread of its own: a test writes frames
  * and reads the server's frames one by one. Enough of RFC 6455 for tests: client frames masked,
- * no fragmentation on send, fragments on receive not expected from our server.
+ * fragments sent only when asked ({@link #sendFragment}), fragments on receive not expected from
+ * our server.
  */
 final class RawWs implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -128,9 +129,17 @@ final class RawWs implements AutoCloseable {
   }
 
   /** Sends one masked frame. */
-  synchronized void send(int opcode, byte[] data) throws IOException {
+  void send(int opcode, byte[] data) throws IOException {
+    sendFragment(opcode, /* fin= */ true, data);
+  }
+
+  /**
+   * Sends one masked frame with FIN as given: the first fragment of a message has its opcode
+   * (text, binary), the next ones opcode 0 (continuation), the last one FIN.
+   */
+  synchronized void sendFragment(int opcode, boolean fin, byte[] data) throws IOException {
     ByteArrayOutputStream f = new ByteArrayOutputStream(data.length + 14);
-    f.write(0x80 | opcode);
+    f.write((fin ? 0x80 : 0) | opcode);
     if (data.length < 126) {
       f.write(0x80 | data.length);
     } else if (data.length < 65536) {
@@ -151,6 +160,12 @@ final class RawWs implements AutoCloseable {
     }
     out.write(f.toByteArray());
     out.flush();
+  }
+
+  /** Sets the socket's send buffer, so that few bytes are in flight when the server closes. */
+  RawWs sendBuffer(int bytes) throws IOException {
+    socket.setSendBufferSize(bytes);
+    return this;
   }
 
   /** Reads the next frame; null if the connection ended without a close frame. */

@@ -3,7 +3,6 @@ package dev.ddpkit.chat.server;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,7 +10,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.java_websocket.WebSocket;
 import org.java_websocket.drafts.Draft;
-import org.java_websocket.drafts.Draft_6455;
 import org.java_websocket.exceptions.InvalidDataException;
 import org.java_websocket.framing.CloseFrame;
 import org.java_websocket.handshake.ClientHandshake;
@@ -23,8 +21,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The Java-WebSocket server under the chat server: it owns the selector and worker threads
  * (renamed {@code chat-server-N-selector} and {@code chat-server-N-worker-K}), serves only the
- * {@code /websocket} path, limits frames to {@code maxFrameBytes} (bigger ones close with 1009),
- * and hands every event to the {@link DdpHandler}.
+ * {@code /websocket} path, limits messages to {@code maxFrameBytes}, fragmented or not (bigger
+ * ones close with 1009: see {@link ServerDraft}), and hands every event to the {@link
+ * DdpHandler}.
  */
 final class Endpoint extends WebSocketServer {
   private static final Logger log = LoggerFactory.getLogger(Endpoint.class);
@@ -47,7 +46,7 @@ final class Endpoint extends WebSocketServer {
   Endpoint(InetSocketAddress address, int workers, int maxFrameBytes, DdpHandler handler,
       String threadPrefix) {
     super(address, workers,
-        List.<Draft>of(new Draft_6455(Collections.emptyList(), maxFrameBytes)));
+        List.<Draft>of(new ServerDraft(maxFrameBytes)));
     this.handler = handler;
     this.threadPrefix = threadPrefix;
     for (int i = 0; i < decoders.size(); i++) {

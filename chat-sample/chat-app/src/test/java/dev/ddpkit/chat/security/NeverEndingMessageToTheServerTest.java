@@ -1,0 +1,137 @@
+package dev.ddpkit.chat.security;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.ConnectionListener;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Clients that send a text message that never ends (a text frame without FIN, then continuation
+ * frames for ever). With Java-WebSocket's own draft the server buffered every fragment: 4 such
+ * sockets took it to an {@code OutOfMemoryError} in 65 s. Now each is closed with 1009 before it
+ * has sent twice the server's limit, the server lets go of what it had buffered, and it serves the
+ * next client.
+ */
+@Timeout(value = 60, unit = SECONDS)
+class NeverEndingMessageToTheServerTest {
+  private static final int LIMIT = 4 << 20;
+  private static final int ATTACKERS = 4;
+
+  @TempDir Path dir;
+  private final List<RawWs> sockets = new ArrayList<>();
+  private ChatServer server;
+
+  @AfterEach
+  void cleanUp() {
+    sockets.forEach(RawWs::close);
+    if (server != null) {
+      server.kill();
+    }
+  }
+
+  @Test
+  void eachIsClosedWith1009BeforeTwiceTheLimitAndTheServerServesTheNextClient() throws Exception {
+    List<Integer> serverCloses = new CopyOnWriteArrayList<>();
+    server = ChatServer.builder().dataDir(dir).maxFrameBytes(LIMIT)
+        .connectionListener(new ConnectionListener() {
+          @Override
+          public void closed(long epochMillis, int code, boolean remote) {
+            serverCloses.add(remote ? -code : code);
+          }
+        }).build();
+    server.start();
+    server.seedDemo();
+    long heapBefore = usedHeapAfterGc();
+
+    List<Attacker> attackers = new ArrayList<>();
+    for (int i = 0; i < ATTACKERS; i++) {
+      attackers.add(new Attacker(track(RawWs.connect(server.url()).sendBuffer(32 * 1024))));
+    }
+    for (Attacker a : attackers) {
+      a.start();
+    }
+    for (Attacker a : attackers) {
+      long sent = a.sentWhenClosed.get(30, SECONDS);
+      assertThat(sent).as("bytes sent before the server closed").isGreaterThan(LIMIT)
+          .isLessThan(2L * LIMIT);
+    }
+    await().atMost(10, SECONDS).until(() -> serverCloses.size() == ATTACKERS);
+    assertThat(serverCloses).containsOnly(1009);
+
+    RawWs fresh = track(RawWs.connect(server.url()));
+    fresh.sendText(ServerHostileInputTest.login("bob", "bob-pw", "1"));
+    JsonNode login = fresh.nextJson();
+    assertThat(login.has("result")).as("login after the attack: %s", login).isTrue();
+    assertThat(usedHeapAfterGc() - heapBefore).as("heap kept after the attack, bytes")
+        .isLessThan(LIMIT);
+  }
+
+  private RawWs track(RawWs ws) {
+    sockets.add(ws);
+    return ws;
+  }
+
+  private static long usedHeapAfterGc() {
+    MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+    memory.gc();
+    return memory.getHeapMemoryUsage().getUsed();
+  }
+
+  /** Sends fragments until the server's close frame, or the end of the stream, arrives. */
+  private static final class Attacker {
+    final RawWs ws;
+    final AtomicLong sent = new AtomicLong();
+    final CompletableFuture<Long> sentWhenClosed = new CompletableFuture<>();
+
+    Attacker(RawWs ws) {
+      this.ws = ws;
+    }
+
+    void start() {
+      Thread reader = new Thread(() -> {
+        try {
+          ws.awaitClose();
+        } catch (IOException | AssertionError e) {
+          // a reset: the server has closed as well
+        }
+        sentWhenClosed.complete(sent.get());
+      }, "never-ending-reader");
+      reader.setDaemon(true);
+      reader.start();
+      Thread writer = new Thread(this::stream, "never-ending-writer");
+      writer.setDaemon(true);
+      writer.start();
+    }
+
+    private void stream() {
+      byte[] fragment = new byte[64 * 1024];
+      java.util.Arrays.fill(fragment, (byte) 'x');
+      try {
+        ws.sendFragment(RawWs.TEXT, /* fin= */ false, fragment);
+        sent.addAndGet(fragment.length);
+        while (!sentWhenClosed.isDone() && sent.get() < 16L * LIMIT) {
+          ws.sendFragment(0, /* fin= */ false, fragment);
+          sent.addAndGet(fragment.length);
+        }
+      } catch (IOException e) {
+        sentWhenClosed.complete(sent.get()); // the server closed the socket
+      }
+    }
+  }
+}
