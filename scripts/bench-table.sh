@@ -214,7 +214,7 @@ sim_cost() {
 }
 
 m_sim_speed() {
-  SECTION="[2](#2-the-simulation-at-scale)"
+  SECTION="[2b](#2b-speed-and-memory-1000000-and-10000000-clients)"
   build
   local args=(herd --clients 1000000 --capacity 20000 --downtime-ms 10000 --policy full-jitter)
   run sim-speed /usr/bin/time -v java -jar "$JAR" "${args[@]}"
