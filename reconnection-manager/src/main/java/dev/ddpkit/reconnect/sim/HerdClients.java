@@ -9,8 +9,8 @@ import dev.ddpkit.reconnect.ReconnectPolicy;
 import java.time.Duration;
 
 /**
- * The herd's {@link dev.ddpkit.reconnect.ReconnectionManager}s, one per client, as columns of
- * primitive arrays: each client's state, attempt counter, stable flag and timer generation, and its
+ * The herd's {@link dev.ddpkit.reconnect.ReconnectionManager}s, one per client, as rows of one
+ * primitive array: each client's state, attempt counter, stable flag and timer generation, and its
  * own random stream. The rules are the manager's for the reports a herd makes (a dial opened, or
  * closed with 1006, 1012 or 1013 and maybe a {@code retry-after} hint): a report that does not fit
  * the state is ignored, the counter resets only once a connection stayed up {@code stableAfter},
@@ -31,6 +31,8 @@ final class HerdClients {
   /** Calendar event: a client's connection has stayed up for {@code stableAfter}. */
   static final int STABLE = 1;
 
+  /** As the manager clamps a delay: what fits in a long of nanoseconds, about 292 years. */
+  private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
   private static final long MAX_HINT_MILLIS = ClosePolicy.MAX_RETRY_AFTER.toMillis();
   private static final int ROW = 4;
   /**
@@ -43,6 +45,7 @@ final class HerdClients {
   private static final int STATE_BITS = 0b111;
   private static final int STABLE_BIT = 0b1000;
   private static final int ATTEMPT_SHIFT = 4;
+  /** Before its first dial (the state a zeroed row starts in). */
   private static final int IDLE = 0;
   private static final int CONNECTING = 1;
   private static final int CONNECTED = 2;
@@ -69,13 +72,11 @@ final class HerdClients {
   private final long[] cells;
 
   /**
-   * The managers of {@code clients} clients following {@code policy}, drawing from {@code
-   * randoms}, their timers on {@code calendar}; a timer due after {@code lastMs} is never
-   * scheduled, since the run stops before it.
+   * The managers of {@code clients} clients following {@code policy}, each drawing from its own
+   * stream split from {@code seed} ({@link ClientRandoms}), their timers on {@code calendar}; a
+   * timer due after {@code lastMs} is never scheduled, since the run stops before it.
    */
-  HerdClients(
-      int clients, long seed, ReconnectPolicy policy, EventCalendar calendar,
-      long lastMs) {
+  HerdClients(int clients, long seed, ReconnectPolicy policy, EventCalendar calendar, long lastMs) {
     this.calendar = calendar;
     this.lastMs = lastMs;
     this.backoff = policy.backoff();
@@ -113,11 +114,6 @@ final class HerdClients {
   void dialing(int i) {
     cells[row(i) + GENERATION]++;
     setState(i, CONNECTING);
-  }
-
-  /** Whether client {@code i} has started (its first dial made). */
-  boolean started(int i) {
-    return state(i) != IDLE;
   }
 
   /** The dial of client {@code i} opened, at {@code nowMs}: {@code Attempt.opened()}. */
@@ -273,6 +269,4 @@ final class HerdClients {
     }
     return d.compareTo(LONGEST) > 0 ? LONGEST.toMillis() : d.toMillis();
   }
-
-  private static final Duration LONGEST = Duration.ofNanos(Long.MAX_VALUE);
 }

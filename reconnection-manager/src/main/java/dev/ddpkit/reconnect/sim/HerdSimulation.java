@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * <p>Each client draws from its own random stream split in client order from the master seed
  * ({@link ClientRandoms}), and events at the same millisecond run in the order they were
  * scheduled ({@link EventCalendar}), so a run is a pure function of its configuration. The clients
- * are columns of primitive arrays and the events cost no object each: a million clients take
- * about a second and 100 MB. No thread is created and nothing sleeps.
+ * are rows of one primitive array and the events cost no object each: a million clients take
+ * about 4 s of CPU and under 300 MB. No thread is created and nothing sleeps.
  *
  * <p>A dial reaches the server {@code latency} after the client makes it, and the client learns
  * the verdict on its attempt at that same instant: opened if admitted, closed with 1006 while the
