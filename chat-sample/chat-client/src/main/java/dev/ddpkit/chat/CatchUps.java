@@ -9,22 +9,44 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fills each room's gap once its stream is live: the history of a room that has none yet, else
- * what was missed since the room's catch-up point (always a server time). Which rooms changed is
+ * what changed since the room's sync point (always a server time) with {@code messages/get}
+ * ({@code lastUpdate}: new messages, edits and deletions in one answer), falling back to what was
+ * missed since its catch-up point with {@code loadMissedMessages} on a server without it (its 404
+ * is learned once per server, as is Rocket.Chat 9's 404 for {@code loadMissedMessages}). Which rooms changed is
  * asked with one {@code rooms/get} since the oldest point; only those are fetched with {@code
  * loadMissedMessages}, every room where the server does not know {@code rooms/get}. A refusal for
  * now is retried (at the server's {@code timeToReset}, or after a backoff) until the fetch
  * succeeds or the room is left; a permanent one leaves the room and says why.
  */
 final class CatchUps {
+  private static final Logger log = LoggerFactory.getLogger(CatchUps.class);
   static final String ROOMS_GET = "rooms/get";
   static final String MISSED = "loadMissedMessages";
   static final String HISTORY = "loadHistory";
+  static final String MESSAGES_GET = "messages/get";
 
   private final ChatSession session;
   private boolean roomsGetKnown = true;
+  /** Whether the server has {@code messages/get}; learned once per server (a 404 says no). */
+  private boolean messagesGetKnown;
+  /** Whether the server answered a {@code messages/get} (not with a 404): it has it. */
+  private boolean messagesGetConfirmed;
+  /**
+   * The room whose {@code messages/get} asks the server whether it has the method, while that is
+   * unknown; the other rooms wait for its answer in {@link #probeWaiting}, so that an older server
+   * is asked (and answers 404) once, not once per room.
+   */
+  private Room probe;
+  private final List<Room> probeWaiting = new ArrayList<>();
+  /** Whether the server answered {@code messages/get} with a 404: it has none, for good. */
+  private boolean messagesGetMissing;
+  /** Whether the server has {@code loadMissedMessages}; a 404 says no (Rocket.Chat 9). */
+  private boolean missedKnown = true;
   /** Rooms live and waiting for a rooms/get to say whether they changed. */
   private final List<Room> waiting = new ArrayList<>();
   private Pacer.Job roomsGetJob;
@@ -33,23 +55,53 @@ final class CatchUps {
 
   CatchUps(ChatSession session) {
     this.session = session;
+    this.messagesGetKnown = session.settings.messagesGet();
   }
 
-  /** A live room holds messages back: fill its gap (once; a fetch under way covers it). */
+  /**
+   * A live room holds messages back: fill its gap (once; a fetch under way covers it), once its
+   * deletions stream is ready too (or refused), so that no deletion falls between the two.
+   */
   void request(Room room) {
-    if (Pacer.waiting(room.fetchJob) || room.fetchCall != null || waiting.contains(room)) {
+    if (Pacer.waiting(room.fetchJob) || room.fetchCall != null || waiting.contains(room)
+        || probeWaiting.contains(room)) {
       return;
+    }
+    if (session.settings.liveDeletions() && session.deletions.joining(room)) {
+      return; // onDeletionsReady asks again
     }
     if (!room.point().isPresent() && (session.settings.historyLimit() > 0 || !roomsGetKnown)) {
       submit(room, HISTORY, Duration.ZERO);
+    } else if (room.point().isPresent() && messagesGetKnown && !messagesGetMissing) {
+      // rooms/get cannot tell an edit or a deletion of an older message: ask the room itself.
+      submit(room, MESSAGES_GET, Duration.ZERO);
     } else if (roomsGetKnown) {
       // With a point: did it change since? With none (no history wanted): its last message
       // time, a server time, becomes its point.
       waiting.add(room);
       submitRoomsGet();
     } else {
-      submit(room, MISSED, Duration.ZERO);
+      submit(room, missedMethod(), Duration.ZERO);
     }
+  }
+
+  /** The room's deletions stream is ready (or refused): its catch-up may go. */
+  void onDeletionsReady(Room room) {
+    if (needsFetch(room)) {
+      request(room);
+    }
+    submitRoomsGet(); // it may have waited for this stream
+  }
+
+  /** How a room with a point catches up on this server: the newest method it has. */
+  private String missedMethod() {
+    if (messagesGetKnown && !messagesGetMissing) {
+      return MESSAGES_GET;
+    }
+    if (missedKnown) {
+      return MISSED;
+    }
+    return messagesGetMissing ? HISTORY : MESSAGES_GET;
   }
 
   /** Logged in again on the same connection: fetches refused for want of it go again. */
@@ -81,6 +133,13 @@ final class CatchUps {
     room.fetchJob = null;
     room.fetchCall = null;
     waiting.remove(room);
+    probeWaiting.remove(room);
+    if (probe == room) {
+      probe = null;
+      List<Room> next = new ArrayList<>(probeWaiting);
+      probeWaiting.clear();
+      next.stream().filter(this::needsFetch).forEach(this::request);
+    }
   }
 
   // ---- rooms/get ----
@@ -91,7 +150,7 @@ final class CatchUps {
    */
   void submitRoomsGet() {
     if (!Pacer.waiting(roomsGetJob) && roomsGetCall == null && !waiting.isEmpty()
-        && !session.streams.anyJoining()) {
+        && !session.streams.anyJoining() && !session.deletions.anyJoining()) {
       roomsGetJob = session.pacer.submit(ROOMS_GET, null, this::sendRoomsGet);
     }
   }
@@ -131,7 +190,7 @@ final class CatchUps {
         // Unknown to this server (or failing): ask every room itself from now on.
         roomsGetKnown = !r.permanent() && ++roomsGetAttempts < 3;
         batch.stream().filter(this::needsFetch).forEach(room ->
-            submit(room, !room.point().isPresent() ? HISTORY : MISSED, Duration.ZERO));
+            submit(room, !room.point().isPresent() ? HISTORY : missedMethod(), Duration.ZERO));
       }
     } else {
       roomsGetAttempts = 0;
@@ -144,7 +203,7 @@ final class CatchUps {
         if (!room.point().isPresent()) {
           settlePoint(room, lm);
         } else if (lm != null && (!lm.isPresent() || lm.get().isAfter(since(room)))) {
-          submit(room, MISSED, Duration.ZERO);
+          submit(room, missedMethod(), Duration.ZERO);
         } else {
           complete(room, List.of(), false); // nothing new since its point
         }
@@ -186,6 +245,13 @@ final class CatchUps {
   // ---- history and missed messages ----
 
   private void submit(Room room, String method, Duration delay) {
+    if (method.equals(MESSAGES_GET) && !messagesGetConfirmed) {
+      if (probe != null && probe != room) {
+        probeWaiting.add(room);
+        return;
+      }
+      probe = room;
+    }
     session.pacer.cancel(room.fetchJob);
     room.fetchJob = session.pacer.submitAfter(method, room.rid, delay, () -> fetch(room, method));
   }
@@ -199,6 +265,11 @@ final class CatchUps {
     if (method.equals(HISTORY)) {
       int limit = session.settings.historyLimit();
       params = Arrays.asList(room.rid, null, limit > 0 ? limit : Settings.FALLBACK_HISTORY, null);
+    } else if (method.equals(MESSAGES_GET)) {
+      session.catchUpCount++;
+      // One answer with every change since the sync point (a server time) less the overlap:
+      // BENCHMARKS.md ("messages/get: lastUpdate or cursor pages") says why not the cursor pages.
+      params = List.of(room.rid, Map.of("lastUpdate", syncSince(room)));
     } else {
       session.catchUpCount++;
       params = List.of(room.rid, since(room)); // {"$date": millis} on the wire
@@ -213,7 +284,46 @@ final class CatchUps {
     });
   }
 
+  /** The probe's answer says whether the server has messages/get: the rooms waiting go now. */
+  private void probeAnswered(Room room) {
+    if (probe != room) {
+      return;
+    }
+    probe = null;
+    List<Room> next = new ArrayList<>(probeWaiting);
+    probeWaiting.clear();
+    next.stream().filter(this::needsFetch).forEach(this::request);
+  }
+
   private void onFetched(Room room, String method, JsonNode result, Throwable error) {
+    boolean answered = false;
+    if (method.equals(MESSAGES_GET)) {
+      Refusal r = error == null ? null : Refusal.of(error, session.loggedIn);
+      if (r == null || (r.permanent() && !r.code().equals("404"))) {
+        messagesGetConfirmed = true;
+      }
+      answered = r == null || r.permanent(); // a 404 is learned by handleFetched
+    }
+    handleFetched(room, method, result, error);
+    if (answered) {
+      probeAnswered(room);
+    }
+  }
+
+  private void handleFetched(Room room, String method, JsonNode result, Throwable error) {
+    if (error == null && method.equals(MESSAGES_GET)) {
+      int[] bad = {0};
+      List<ChatMessage> fetched = MessageParser.parseList(
+          result == null ? null : result.get("updated"), room.rid, bad);
+      Map<String, Instant> deletions = MessageParser.deletions(
+          result == null ? null : result.get("deleted"), bad);
+      session.malformed += bad[0];
+      room.fetchAttempts = 0;
+      session.emitEvents(room.timeline.complete(room.catchUp, fetched, deletions));
+      room.catchUp = null;
+      session.status.refresh();
+      return;
+    }
     if (error == null) {
       int[] bad = {0};
       List<ChatMessage> fetched = MessageParser.parseList(result, room.rid, bad);
@@ -225,6 +335,18 @@ final class CatchUps {
     }
     Refusal r = Refusal.of(error, session.loggedIn);
     String what = method.equals(HISTORY) ? "history" : "catch-up";
+    if (r.code().equals("404") && !method.equals(HISTORY)) {
+      // Learned once for this server: every room asks the other method from now on.
+      if (method.equals(MESSAGES_GET)) {
+        messagesGetMissing = true;
+      } else {
+        missedKnown = false;
+      }
+      log.info("{}: the server has no {}; catching up with {}", session.settings.name(), method,
+          missedMethod());
+      submit(room, missedMethod(), Duration.ZERO);
+      return;
+    }
     switch (r.kind()) {
       case HOLD:
         session.pacer.hold(method, r.timeToReset());
@@ -256,16 +378,23 @@ final class CatchUps {
   }
 
   private void complete(Room room, List<ChatMessage> fetched, boolean history) {
-    List<ChatMessage> show = room.timeline.completeCatchUp(room.catchUp, fetched);
+    List<RoomEvent> show = room.timeline.complete(room.catchUp, fetched, Map.of());
     room.catchUp = null;
     if (history) {
       room.timeline.markHistoryLoaded();
     }
-    session.emit(show);
+    session.emitEvents(show);
   }
 
   private boolean needsFetch(Room room) {
     return session.rooms.get(room.rid) == room && room.live && room.catchUp != null;
+  }
+
+  /** The room's sync point (newest server change time applied) less the overlap. */
+  private Instant syncSince(Room room) {
+    Instant p = room.timeline.syncPoint().orElse(Instant.EPOCH)
+        .minus(session.settings.catchUpOverlap());
+    return p.isBefore(Instant.EPOCH) ? Instant.EPOCH : p;
   }
 
   /** The room's catch-up point less the overlap, never before the epoch. */

@@ -83,7 +83,9 @@ public final class ChatClient implements AutoCloseable {
             b.clock,
             b.random != null ? b.random : new SplittableRandom(),
             b.outboxCapacity,
-            b.dedupWindow);
+            b.dedupWindow,
+            b.liveDeletions,
+            b.messagesGet);
     this.session = new ChatSession(settings, ddp, b.listener, v -> view = v);
     holder[0] = session;
     this.view =
@@ -91,6 +93,8 @@ public final class ChatClient implements AutoCloseable {
             NOT_STARTED,
             Set.of(), Set.copyOf(rooms), null, new Stats(0, 0, 0, 0, 0));
     ddp.addStreamListener(STREAM, (collection, id, fields) -> session.onStreamEvent(fields));
+    ddp.addStreamListener(DeletionStreams.NOTIFY_ROOM,
+        (collection, id, fields) -> session.onRoomEvent(fields));
   }
 
   /** Returns a builder. */
@@ -226,6 +230,76 @@ public final class ChatClient implements AutoCloseable {
       throw new IllegalStateException("cannot send: client " + view.status().text());
     }
     return id;
+  }
+
+  /**
+   * Edits one of the user's messages: the edit waits in the outbox like a message (offline, until
+   * logged in, behind the message's own send) and is re-sent after a reconnect until the server
+   * answers; the same text again is harmless. The new text reaches every view, this client's too,
+   * through the room stream ({@link ChatListener#onEdited}).
+   *
+   * @return completes once the server acknowledged the edit; fails if it refused it for good
+   *     ({@code error-action-not-allowed}: not the author), and the listener hears why
+   * @throws OutboxFullException if the outbox is full
+   * @throws IllegalArgumentException if the text is blank
+   * @throws IllegalStateException if the client is closed or signed out
+   */
+  public CompletableFuture<Void> edit(String rid, String id, String text) {
+    Objects.requireNonNull(text, "text");
+    if (text.trim().isEmpty()) {
+      throw new IllegalArgumentException("text must not be blank");
+    }
+    return change(Outbox.Kind.EDIT, rid, id, text);
+  }
+
+  /**
+   * Deletes one of the user's messages, through the outbox as {@link #edit}: a message deleted
+   * already counts as done. Every view, this client's too, hears it on {@code stream-notify-room}
+   * ({@link ChatListener#onDeleted}), or at the next catch-up.
+   *
+   * @return completes once the server acknowledged the deletion; fails if it refused it for good
+   * @throws OutboxFullException if the outbox is full
+   * @throws IllegalStateException if the client is closed or signed out
+   */
+  public CompletableFuture<Void> delete(String rid, String id) {
+    return change(Outbox.Kind.DELETE, rid, id, "");
+  }
+
+  private CompletableFuture<Void> change(Outbox.Kind kind, String rid, String id, String text) {
+    Objects.requireNonNull(rid, "rid");
+    Objects.requireNonNull(id, "id");
+    if (rid.isEmpty() || id.isEmpty()) {
+      throw new IllegalArgumentException("rid and id must not be empty");
+    }
+    if (session.closed) {
+      throw new IllegalStateException("cannot change: client " + view.status().text());
+    }
+    if (!session.sender.reserve()) {
+      throw new OutboxFullException(session.settings.outboxCapacity());
+    }
+    Outbox.Entry entry = new Outbox.Entry(kind, kind + " " + ids.next(), id, rid, text);
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    if (!ddp.execute(() -> session.change(entry, done))) {
+      session.sender.release(1);
+      throw new IllegalStateException("cannot change: client " + view.status().text());
+    }
+    return done;
+  }
+
+  /**
+   * Returns what the user sees of a room now: its messages as shown (edits applied, deletions
+   * gone), oldest first, as far as the client remembers ({@link ChatClientBuilder#dedupWindow}).
+   * Asked on the client's loop; empty for a room not followed.
+   */
+  public CompletableFuture<List<ChatMessage>> view(String rid) {
+    CompletableFuture<List<ChatMessage>> f = new CompletableFuture<>();
+    if (!ddp.execute(() -> {
+      Room room = session.rooms.get(rid);
+      f.complete(room == null ? List.of() : room.timeline.view());
+    })) {
+      f.completeExceptionally(new IllegalStateException("client " + view.status().text()));
+    }
+    return f;
   }
 
   /**

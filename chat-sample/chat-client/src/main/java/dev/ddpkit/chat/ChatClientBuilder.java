@@ -35,6 +35,8 @@ public final class ChatClientBuilder {
   Duration connectTimeout;
   int outboxCapacity = 100;
   int dedupWindow = 10_000;
+  boolean liveDeletions = true;
+  boolean messagesGet = true;
   int historyLimit = 50;
   Duration catchUpOverlap = Duration.ofSeconds(2);
   Duration resendDelay = Duration.ofSeconds(1);
@@ -178,6 +180,26 @@ public final class ChatClientBuilder {
       throw new IllegalArgumentException("dedupWindow must be in 1..1000000: " + ids);
     }
     this.dedupWindow = ids;
+    return this;
+  }
+
+  /**
+   * Whether to follow each room's deletions live on {@code stream-notify-room} ({@code
+   * <rid>/deleteMessage} and {@code <rid>/deleteMessageBulk}; default true). Without, deletions
+   * are seen only by the {@code messages/get} catch-up after a reconnect.
+   */
+  public ChatClientBuilder liveDeletions(boolean follow) {
+    this.liveDeletions = follow;
+    return this;
+  }
+
+  /**
+   * Whether to catch up with {@code messages/get} (default true: edits and deletions made while
+   * away are applied); false starts as on a server that answered it with a 404, with {@code
+   * loadMissedMessages} (new messages only).
+   */
+  public ChatClientBuilder messagesGet(boolean use) {
+    this.messagesGet = use;
     return this;
   }
 

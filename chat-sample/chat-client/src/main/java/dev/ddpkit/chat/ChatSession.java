@@ -35,6 +35,7 @@ final class ChatSession {
   final Map<String, Room> rooms = new LinkedHashMap<>();
   final LoginFlow login;
   final Streams streams;
+  final DeletionStreams deletions;
   final CatchUps catchUps;
   final Sender sender;
   final StatusLine status;
@@ -68,6 +69,7 @@ final class ChatSession {
             () -> settings.random().nextDouble(), this::compareRooms);
     this.login = new LoginFlow(this);
     this.streams = new Streams(this);
+    this.deletions = new DeletionStreams(this);
     this.catchUps = new CatchUps(this);
     this.sender = new Sender(this);
     this.status = new StatusLine(this, listener, publish);
@@ -127,6 +129,7 @@ final class ChatSession {
     pacer.open(false);
     login.onConnectionLost();
     streams.onConnectionLost();
+    deletions.onConnectionLost();
     catchUps.onConnectionLost();
     status.refresh();
   }
@@ -180,7 +183,14 @@ final class ChatSession {
     if (room == null || closed) {
       return;
     }
-    emit(room.timeline.offerLive(parsed.get()));
+    emitEvents(room.timeline.offer(parsed.get()));
+  }
+
+  /** A {@code stream-notify-room} event: a live deletion. */
+  void onRoomEvent(ObjectNode fields) {
+    if (!closed) {
+      deletions.onEvent(fields);
+    }
   }
 
   // ---- public calls, on the loop ----
@@ -191,6 +201,17 @@ final class ChatSession {
       return;
     }
     sender.add(entry);
+    status.refresh();
+  }
+
+  /** An edit or a deletion from the application. */
+  void change(Outbox.Entry entry, CompletableFuture<Void> done) {
+    if (closed) {
+      sender.release(1);
+      done.completeExceptionally(new IllegalStateException("client " + status.current().text()));
+      return;
+    }
+    sender.add(entry, done);
     status.refresh();
   }
 
@@ -246,12 +267,14 @@ final class ChatSession {
     cancelRecovery();
     pacer.clear();
     streams.onClosed();
+    rooms.values().forEach(deletions::forget);
     status.end(last);
     IllegalStateException e = new IllegalStateException("client " + last.text());
     List<CompletableFuture<Void>> waiters = new ArrayList<>(flushWaiters);
     flushWaiters.clear();
     waiters.add(firstLogin);
     waiters.forEach(f -> f.completeExceptionally(e));
+    sender.onClosed(e);
   }
 
   // ---- shared helpers ----
@@ -262,6 +285,7 @@ final class ChatSession {
       return;
     }
     streams.forget(room);
+    deletions.forget(room);
     catchUps.forget(room);
     if (room.catchUp != null) {
       emit(room.timeline.abortCatchUp(room.catchUp));
@@ -285,6 +309,18 @@ final class ChatSession {
   void emit(List<ChatMessage> messages) {
     for (ChatMessage m : messages) {
       tell(() -> listener.onMessage(m));
+    }
+  }
+
+  /** Tells the listener of each change, in order. */
+  void emitEvents(List<RoomEvent> events) {
+    for (RoomEvent e : events) {
+      switch (e.kind()) {
+        case MESSAGE -> tell(() -> listener.onMessage(e.message()));
+        case EDITED -> tell(() -> listener.onEdited(e.message()));
+        case DELETED -> tell(() -> listener.onDeleted(e.rid(), e.id()));
+        default -> throw new AssertionError("Unexpected event: " + e.kind());
+      }
     }
   }
 

@@ -4,12 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Reads Rocket.Chat message documents ({@code _id}, {@code rid}, {@code msg}, {@code u.username},
- * {@code ts} as EJSON {@code $date}) without trusting their shape: a malformed document is
+ * {@code ts} as EJSON {@code $date}, and {@code _updatedAt}, {@code editedAt}, {@code
+ * editedBy.username} when there) without trusting their shape: a malformed document is
  * reported as empty, never as an exception.
  */
 final class MessageParser {
@@ -38,7 +41,15 @@ final class MessageParser {
     if (id == null || id.isEmpty() || rid == null || msg == null || user == null || !ts.isPresent()) {
       return Optional.empty();
     }
-    return Optional.of(new ChatMessage(id, rid, user, msg, ts.get()));
+    Instant updatedAt = timestamp(doc.get("_updatedAt")).orElse(ts.get());
+    Optional<Instant> editedAt = timestamp(doc.get("editedAt"));
+    JsonNode by = doc.get("editedBy");
+    String editedBy = by != null && by.isObject() ? text(by.get("username")) : null;
+    if (editedAt.isPresent() != (editedBy != null)) {
+      return Optional.empty(); // half an edit: not a message we can show right
+    }
+    return Optional.of(new ChatMessage(id, rid, user, msg, ts.get(), updatedAt,
+        editedAt.orElse(null), editedBy));
   }
 
   /**
@@ -64,6 +75,30 @@ final class MessageParser {
         out.add(m.get());
       } else {
         malformed[0]++;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Parses {@code messages/get}'s {@code deleted} array ({@code [{_id, _deletedAt}]}) into id to
+   * deletion time (null when absent). Malformed entries are skipped and counted.
+   */
+  static Map<String, Instant> deletions(JsonNode array, int[] malformed) {
+    Map<String, Instant> out = new LinkedHashMap<>();
+    if (array == null || array.isNull() || array.isMissingNode()) {
+      return out;
+    }
+    if (!array.isArray()) {
+      malformed[0]++;
+      return out;
+    }
+    for (JsonNode d : array) {
+      String id = d.isObject() ? text(d.get("_id")) : null;
+      if (id == null || id.isEmpty()) {
+        malformed[0]++;
+      } else {
+        out.put(id, timestamp(d.get("_deletedAt")).orElse(null));
       }
     }
     return out;

@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The messages written but not yet acknowledged, bounded. Not thread-safe; the {@link ChatClient}
+ * The messages written (and the edits and deletions asked for) but not yet acknowledged, bounded. Not thread-safe; the {@link ChatClient}
  * touches it on its loop only.
  *
  * <p>Each entry is either queued (waiting for a logged-in connection) or in flight (a {@code
@@ -17,13 +17,49 @@ import java.util.Optional;
  */
 public final class Outbox {
 
-  /** One message waiting for its acknowledgement. */
-  public record Entry(String id, String rid, String text) {
+  /** What an entry asks the server for. */
+  public enum Kind {
+    /** {@code sendMessage}: a new message. */
+    SEND("sendMessage"),
+    /** {@code updateMessage}: a new text for one of the user's messages. */
+    EDIT("updateMessage"),
+    /** {@code deleteMessage}: one of the user's messages deleted. */
+    DELETE("deleteMessage");
+
+    private final String method;
+
+    Kind(String method) {
+      this.method = method;
+    }
+
+    /** The DDP method that carries it. */
+    public String method() {
+      return method;
+    }
+  }
+
+  /**
+   * One message, edit or deletion waiting for its acknowledgement.
+   *
+   * @param kind what it asks for
+   * @param key its key in the outbox: the message id for a send, unique for an edit or deletion
+   * @param id the message id
+   * @param rid the room id
+   * @param text the text (empty for a deletion)
+   */
+  public record Entry(Kind kind, String key, String id, String rid, String text) {
     /** Validates the components. */
     public Entry {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(key, "key");
       Objects.requireNonNull(id, "id");
       Objects.requireNonNull(rid, "rid");
       Objects.requireNonNull(text, "text");
+    }
+
+    /** A new message, keyed by its id. */
+    public Entry(String id, String rid, String text) {
+      this(Kind.SEND, id, id, rid, text);
     }
   }
 
@@ -73,20 +109,20 @@ public final class Outbox {
    */
   public void add(Entry entry) {
     Objects.requireNonNull(entry, "entry");
-    if (entries.containsKey(entry.id())) {
-      throw new IllegalArgumentException("duplicate message id: " + entry.id());
+    if (entries.containsKey(entry.key())) {
+      throw new IllegalArgumentException("duplicate message id: " + entry.key());
     }
     if (isFull()) {
       throw new OutboxFullException(capacity);
     }
-    entries.put(entry.id(), entry);
+    entries.put(entry.key(), entry);
   }
 
   /** Marks every queued message in flight and returns them, oldest first. */
   public List<Entry> takeQueued() {
     List<Entry> out = new ArrayList<>();
     for (Entry e : entries.values()) {
-      if (inFlight.putIfAbsent(e.id(), Boolean.TRUE) == null) {
+      if (inFlight.putIfAbsent(e.key(), Boolean.TRUE) == null) {
         out.add(e);
       }
     }
@@ -96,11 +132,39 @@ public final class Outbox {
   /** Returns the oldest queued (not in flight) message and marks it in flight, if any. */
   public Optional<Entry> takeOldest() {
     for (Entry e : entries.values()) {
-      if (inFlight.putIfAbsent(e.id(), Boolean.TRUE) == null) {
+      if (inFlight.putIfAbsent(e.key(), Boolean.TRUE) == null) {
         return Optional.of(e);
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * Returns the oldest queued entry of this kind that may go now, and marks it in flight: one with
+   * no older entry for the same message still in the outbox (an edit never overtakes its message's
+   * send, nor a deletion an edit), if any.
+   */
+  public Optional<Entry> takeOldestReady(Kind kind) {
+    java.util.Set<String> pending = new java.util.HashSet<>();
+    for (Entry e : entries.values()) {
+      if (e.kind() == kind && !inFlight.containsKey(e.key()) && !pending.contains(e.id())) {
+        inFlight.put(e.key(), Boolean.TRUE);
+        return Optional.of(e);
+      }
+      pending.add(e.id());
+    }
+    return Optional.empty();
+  }
+
+  /** Returns how many entries of this kind are queued (not in flight). */
+  public int queuedCount(Kind kind) {
+    int n = 0;
+    for (Entry e : entries.values()) {
+      if (e.kind() == kind && !inFlight.containsKey(e.key())) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /** Removes an acknowledged message; returns it, or empty if it was not there. */

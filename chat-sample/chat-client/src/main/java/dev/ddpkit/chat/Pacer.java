@@ -25,6 +25,8 @@ import java.util.function.DoubleSupplier;
 final class Pacer {
   /** The budget of every {@code stream-*} subscription. */
   static final String STREAM = "stream";
+  /** The budget of the {@code stream-notify-room} subscriptions: its own, as the server counts. */
+  static final String NOTIFY_STREAM = "stream-notify-room";
   /** The budget of the login. */
   static final String LOGIN = "login";
   /** The prefix of a key that is a timer of the chat layer's own, not a call: it has no budget. */
@@ -250,7 +252,7 @@ final class Pacer {
     if (key.startsWith(TIMER)) {
       return Optional.empty();
     }
-    return key.equals(STREAM) ? limits.streams() : limits.method(key);
+    return key.equals(STREAM) || key.equals(NOTIFY_STREAM) ? limits.streams() : limits.method(key);
   }
 
   /** One timer, at the earliest time a waiting job may go. */

@@ -28,6 +28,17 @@ final class Room {
   /** The fetch on the wire (its callback checks it is still this one), or null. */
   Object fetchCall;
   int fetchAttempts;
+  /** The {@code <rid>/deleteMessage} subscription on this connection, or null. */
+  Subscription deleteSub;
+  /** Whether {@link #deleteSub} is ready. */
+  boolean deletesLive;
+  /** The {@code <rid>/deleteMessageBulk} subscription on this connection, or null. */
+  Subscription bulkSub;
+  /** Deletion subscriptions waiting for their budget. */
+  Pacer.Job deleteJob;
+  Pacer.Job bulkJob;
+  /** Why live deletions are refused on this connection, or null. */
+  String deletionsRefused;
 
   Room(String rid, int maxSeenIds, int maxHeld) {
     this.rid = rid;

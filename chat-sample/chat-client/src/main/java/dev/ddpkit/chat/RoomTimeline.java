@@ -9,40 +9,53 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
- * The ordering and deduplication of one room's messages, with no I/O: it decides which messages to
- * show and in which order. Not thread-safe; the {@link ChatClient} touches it on its loop only.
+ * One room as a model, with no I/O: per message id what the user sees (text, author, {@code ts},
+ * {@code editedAt}/{@code editedBy}, the server's {@code _updatedAt}), and which changes to report.
+ * Not thread-safe; the {@link ChatClient} touches it on its loop only.
  *
- * <p>Live messages are shown at once, each id once. While a catch-up ({@code loadHistory} or
- * {@code loadMissedMessages}) is outstanding, live messages are held back; when the last catch-up
- * ends, what it fetched and what was held are shown together, in time-stamp order, minus anything
- * already shown. So a reconnect never shows a message twice nor out of order.
+ * <p>A frame for a new id is a message to show; for a known id with a newer {@code _updatedAt} it
+ * is an edit; with an older or equal one a duplicate (dropped). A deletion removes the message and
+ * leaves a tombstone: an edit or a duplicate of a deleted id never brings it back. The model keeps
+ * the newest {@code maxSeenIds} messages and as many tombstones (older ones are forgotten first),
+ * so memory stays bounded.
+ *
+ * <p>While a catch-up ({@code loadHistory}, {@code messages/get} or {@code loadMissedMessages}) is
+ * outstanding, live messages and edits are held back; when the last catch-up ends, what it fetched
+ * and what was held are applied together: new messages in time-stamp order, then edits in {@code
+ * _updatedAt} order, each id once, at its newest version. Deletions are applied at once, held or
+ * not: a deleted message must leave the screen as soon as the client knows.
  *
  * <p>Each catch-up is a {@link CatchUp} token from {@link #beginCatchUp()}, ended by {@link
- * #completeCatchUp} or {@link #abortCatchUp}: a second end of the same token is ignored, so a
- * path that ends a catch-up twice cannot release another one's held messages early.
+ * #complete} or {@link #abort}: a second end of the same token is ignored, so a path that ends a
+ * catch-up twice cannot release another one's held messages early.
  */
 public final class RoomTimeline {
   /** Orders messages by time stamp, then id, so equal time stamps still have one order. */
   public static final Comparator<ChatMessage> ORDER =
       Comparator.comparing(ChatMessage::ts).thenComparing(ChatMessage::id);
+  private static final Comparator<ChatMessage> CHANGE_ORDER =
+      Comparator.comparing(ChatMessage::updatedAt).thenComparing(ChatMessage::id);
 
   private final String rid;
   private final int maxSeenIds;
   private final int maxHeld;
   // Insertion-ordered so the oldest ids are forgotten first: memory stays bounded.
-  private final LinkedHashMap<String, Boolean> seen;
+  private final LinkedHashMap<String, ChatMessage> shown;
+  private final LinkedHashMap<String, Boolean> deleted;
   private final Map<String, ChatMessage> held = new LinkedHashMap<>();
   private int pendingCatchUps;
   private Instant lastSeen;
+  private Instant syncPoint;
   private boolean fromStart; // the room was empty when its history was loaded
 
   /**
    * Creates an empty timeline.
    *
    * @param rid the room id
-   * @param maxSeenIds how many shown ids to remember for deduplication (older ones are forgotten)
+   * @param maxSeenIds how many messages (and as many deleted ids) to remember
    * @param maxHeld how many live messages to hold back during a catch-up before showing them anyway
    */
   public RoomTimeline(String rid, int maxSeenIds, int maxHeld) {
@@ -55,15 +68,19 @@ public final class RoomTimeline {
     }
     this.maxSeenIds = maxSeenIds;
     this.maxHeld = maxHeld;
-    this.seen =
-        new LinkedHashMap<>() {
-          private static final long serialVersionUID = 1L;
+    this.shown = bounded();
+    this.deleted = bounded();
+  }
 
-          @Override
-          protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
-            return size() > RoomTimeline.this.maxSeenIds;
-          }
-        };
+  private <V> LinkedHashMap<String, V> bounded() {
+    return new LinkedHashMap<>() {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<String, V> eldest) {
+        return size() > RoomTimeline.this.maxSeenIds;
+      }
+    };
   }
 
   /** Returns the room id. */
@@ -107,12 +124,27 @@ public final class RoomTimeline {
   }
 
   /**
+   * Returns the sync point of a {@code messages/get} catch-up: the newest server change time
+   * applied ({@code _updatedAt} of a message or an edit, {@code _deletedAt} of a deletion a
+   * catch-up reported, a joined room's last message time), or the epoch if the room was empty when
+   * its history was loaded; empty if neither. Only ever a server time, and advanced only by what
+   * was applied, so a page that failed half-way is asked again.
+   */
+  public Optional<Instant> syncPoint() {
+    if (syncPoint != null) {
+      return Optional.of(syncPoint);
+    }
+    return fromStart ? Optional.of(Instant.EPOCH) : Optional.empty();
+  }
+
+  /**
    * Records that the room was live at server time {@code at} (its last message's time when its
    * stream was live), if nothing newer was seen: a catch-up starts there. Never the device's
    * clock, which may run ahead of the server's.
    */
   public void markJoined(Instant at) {
     advance(at);
+    advanceSync(at);
   }
 
   /**
@@ -135,9 +167,26 @@ public final class RoomTimeline {
     return held.size();
   }
 
-  /** Returns whether a message with this id was shown. */
+  /** Returns whether a message with this id is shown (not deleted, not forgotten). */
   public boolean shown(String id) {
-    return seen.containsKey(id);
+    return shown.containsKey(id);
+  }
+
+  /** Returns whether this id was deleted (and is remembered as such). */
+  public boolean deleted(String id) {
+    return deleted.containsKey(id);
+  }
+
+  /** Returns the message with this id as the user sees it, if it is shown. */
+  public Optional<ChatMessage> message(String id) {
+    return Optional.ofNullable(shown.get(id));
+  }
+
+  /** Returns what the user sees: every message remembered, in time-stamp order. */
+  public List<ChatMessage> view() {
+    List<ChatMessage> out = new ArrayList<>(shown.values());
+    out.sort(ORDER);
+    return out;
   }
 
   /**
@@ -150,37 +199,106 @@ public final class RoomTimeline {
   }
 
   /**
-   * Offers a live message (from the stream). Returns what to show now: the message if it is new
-   * and no catch-up is outstanding, nothing otherwise.
+   * Offers a live message or edit (from the stream). Returns what changed now: a new message or an
+   * edit, if no catch-up is outstanding; nothing for a duplicate, a deleted id, or while held.
    */
-  public List<ChatMessage> offerLive(ChatMessage message) {
+  public List<RoomEvent> offer(ChatMessage message) {
     checkRoom(message);
-    if (seen.containsKey(message.id())) {
+    if (deleted.containsKey(message.id())) {
       return List.of();
     }
-    if (pendingCatchUps > 0 && held.size() < maxHeld) {
-      held.putIfAbsent(message.id(), message);
+    ChatMessage known = shown.get(message.id());
+    if (known != null && !message.updatedAt().isAfter(known.updatedAt())) {
       return List.of();
     }
-    return List.of(show(message));
+    if (pendingCatchUps > 0 && (held.size() < maxHeld || held.containsKey(message.id()))) {
+      hold(message);
+      return List.of();
+    }
+    List<RoomEvent> out = new ArrayList<>(1);
+    apply(message, out);
+    return out;
   }
 
   /**
-   * Ends a catch-up with what it fetched (any order). Returns what to show now, in order: nothing
-   * if another catch-up is still outstanding (the fetched messages are held with the rest), or if
-   * this one was ended already.
+   * Offers a live message (from the stream). Returns the message if it is new and no catch-up is
+   * outstanding, nothing otherwise. An edit is applied but not returned: see {@link #offer}.
    */
-  public List<ChatMessage> completeCatchUp(CatchUp catchUp, List<ChatMessage> fetched) {
+  public List<ChatMessage> offerLive(ChatMessage message) {
+    return messagesOf(offer(message));
+  }
+
+  /**
+   * A deletion: the message leaves the model (and the held ones) for good. Returns its {@link
+   * RoomEvent.Kind#DELETED} event if it was shown, nothing otherwise (never shown, or deleted
+   * already).
+   *
+   * @param deletedAt the server's {@code _deletedAt} if known (a catch-up's), else null (a live
+   *     {@code deleteMessage} event carries none): it advances the sync point
+   */
+  public List<RoomEvent> delete(String id, Instant deletedAt) {
+    Objects.requireNonNull(id, "id");
+    if (deletedAt != null) {
+      advanceSync(deletedAt);
+    }
+    held.remove(id);
+    boolean known = deleted.containsKey(id);
+    deleted.put(id, Boolean.TRUE);
+    ChatMessage was = shown.remove(id);
+    return was == null || known ? List.of() : List.of(RoomEvent.of(RoomEvent.Kind.DELETED, was));
+  }
+
+  /**
+   * A bulk deletion with no ids (Rocket.Chat's {@code deleteMessageBulk} with a time range and
+   * users): every shown or held message it matches is deleted. Returns the deletions, in order.
+   */
+  public List<RoomEvent> deleteWhere(Predicate<ChatMessage> matches) {
+    List<String> ids = new ArrayList<>();
+    shown.values().stream().filter(matches).forEach(m -> ids.add(m.id()));
+    held.values().stream().filter(matches).forEach(m -> ids.add(m.id()));
+    List<RoomEvent> out = new ArrayList<>();
+    for (String id : ids) {
+      out.addAll(delete(id, null));
+    }
+    return out;
+  }
+
+  /**
+   * Ends a catch-up with what it fetched: messages and edits (any order), and the ids it reported
+   * deleted with their {@code _deletedAt}. Deletions are applied at once; the rest is applied
+   * with what was held, unless another catch-up is still outstanding (it is then held with the
+   * rest), or this one was ended already. Returns what changed, in order.
+   */
+  public List<RoomEvent> complete(CatchUp catchUp, List<ChatMessage> fetched,
+      Map<String, Instant> deletions) {
     if (!end(catchUp)) {
       return List.of();
     }
+    List<RoomEvent> out = new ArrayList<>();
+    deletions.forEach((id, at) -> out.addAll(delete(id, at)));
     for (ChatMessage m : fetched) {
       checkRoom(m);
-      if (!seen.containsKey(m.id())) {
-        held.putIfAbsent(m.id(), m);
+      if (!deleted.containsKey(m.id())) {
+        hold(m);
       }
     }
-    return release();
+    out.addAll(release());
+    return out;
+  }
+
+  /**
+   * Ends a catch-up with what it fetched (any order). Returns the new messages to show now, in
+   * order: nothing if another catch-up is still outstanding (the fetched messages are held with
+   * the rest), or if this one was ended already. Edits are applied but not returned: see {@link
+   * #complete(CatchUp, List, Map)}.
+   */
+  public List<ChatMessage> completeCatchUp(CatchUp catchUp, List<ChatMessage> fetched) {
+    return messagesOf(complete(catchUp, fetched, Map.of()));
+  }
+
+  /** Ends a catch-up that failed. Returns what was held, applied now (nothing if ended already). */
+  public List<RoomEvent> abort(CatchUp catchUp) {
+    return end(catchUp) ? release() : List.of();
   }
 
   /**
@@ -188,7 +306,22 @@ public final class RoomTimeline {
    * catch-up was ended already).
    */
   public List<ChatMessage> abortCatchUp(CatchUp catchUp) {
-    return end(catchUp) ? release() : List.of();
+    return messagesOf(abort(catchUp));
+  }
+
+  private static List<ChatMessage> messagesOf(List<RoomEvent> events) {
+    List<ChatMessage> out = new ArrayList<>(events.size());
+    for (RoomEvent e : events) {
+      if (e.kind() == RoomEvent.Kind.MESSAGE) {
+        out.add(e.message());
+      }
+    }
+    return out;
+  }
+
+  /** Keeps the newest version of each held id. */
+  private void hold(ChatMessage m) {
+    held.merge(m.id(), m, (a, b) -> b.updatedAt().isAfter(a.updatedAt()) ? b : a);
   }
 
   /** Marks the token ended; returns whether it was pending. */
@@ -206,31 +339,61 @@ public final class RoomTimeline {
     return true;
   }
 
-  private List<ChatMessage> release() {
+  private List<RoomEvent> release() {
     if (pendingCatchUps > 0 || held.isEmpty()) {
       return List.of();
     }
-    List<ChatMessage> out = new ArrayList<>(held.values());
-    held.clear();
-    out.sort(ORDER);
-    List<ChatMessage> shown = new ArrayList<>(out.size());
-    for (ChatMessage m : out) {
-      if (!seen.containsKey(m.id())) {
-        shown.add(show(m));
-      }
+    List<ChatMessage> fresh = new ArrayList<>();
+    List<ChatMessage> changed = new ArrayList<>();
+    for (ChatMessage m : held.values()) {
+      (shown.containsKey(m.id()) || isLateEdit(m) ? changed : fresh).add(m);
     }
-    return shown;
+    held.clear();
+    fresh.sort(ORDER);
+    changed.sort(CHANGE_ORDER);
+    List<RoomEvent> out = new ArrayList<>(fresh.size() + changed.size());
+    fresh.forEach(m -> apply(m, out));
+    changed.forEach(m -> apply(m, out));
+    return out;
   }
 
-  private ChatMessage show(ChatMessage m) {
-    seen.put(m.id(), Boolean.TRUE);
+  /**
+   * An edited message this model does not hold but older than what it showed: an edit of a
+   * message from before its history (or forgotten), not a new one.
+   */
+  private boolean isLateEdit(ChatMessage m) {
+    return m.edited() && lastSeen != null && !m.ts().isAfter(lastSeen);
+  }
+
+  private void apply(ChatMessage m, List<RoomEvent> out) {
+    if (deleted.containsKey(m.id())) {
+      return;
+    }
+    ChatMessage known = shown.get(m.id());
+    if (known != null) {
+      if (m.updatedAt().isAfter(known.updatedAt())) {
+        shown.put(m.id(), m);
+        advanceSync(m.updatedAt());
+        out.add(RoomEvent.of(RoomEvent.Kind.EDITED, m));
+      }
+      return;
+    }
+    boolean lateEdit = isLateEdit(m);
+    shown.put(m.id(), m);
     advance(m.ts());
-    return m;
+    advanceSync(m.updatedAt());
+    out.add(RoomEvent.of(lateEdit ? RoomEvent.Kind.EDITED : RoomEvent.Kind.MESSAGE, m));
   }
 
   private void advance(Instant ts) {
     if (lastSeen == null || ts.isAfter(lastSeen)) {
       lastSeen = ts;
+    }
+  }
+
+  private void advanceSync(Instant at) {
+    if (syncPoint == null || at.isAfter(syncPoint)) {
+      syncPoint = at;
     }
   }
 

@@ -22,6 +22,9 @@ import java.util.SplittableRandom;
  * @param random the randomness of every jitter
  * @param outboxCapacity how many messages may wait
  * @param dedupWindow how many shown ids per room are remembered to drop duplicates
+ * @param liveDeletions whether to follow each room's deletions on {@code stream-notify-room}
+ * @param messagesGet whether to catch up with {@code messages/get} first (else as if the server
+ *     had answered its 404: {@code loadMissedMessages})
  */
 record Settings(
     String name,
@@ -36,7 +39,9 @@ record Settings(
     Clock clock,
     SplittableRandom random,
     int outboxCapacity,
-    int dedupWindow) {
+    int dedupWindow,
+    boolean liveDeletions,
+    boolean messagesGet) {
 
   /** The history loaded for a room that has none yet when catching up with no history limit. */
   static final int FALLBACK_HISTORY = 50;

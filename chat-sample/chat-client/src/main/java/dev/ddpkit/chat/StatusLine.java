@@ -3,6 +3,7 @@ package dev.ddpkit.chat;
 import dev.ddpkit.ddp.DdpStatus;
 import java.time.Duration;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -70,7 +71,7 @@ final class StatusLine {
         }
         int behind = behind().size();
         return withWaiting(
-            behind == 0 ? ChatStatus.of(ChatStatus.State.CONNECTED) : ChatStatus.syncing(behind),
+            behind == 0 ? connected() : ChatStatus.syncing(behind),
             waiting);
       case WAITING:
       case OFFLINE:
@@ -83,6 +84,17 @@ final class StatusLine {
       default:
         throw new AssertionError("Unexpected state: " + ddp.state());
     }
+  }
+
+  /** Connected; the reason says which rooms have no live deletions on this connection. */
+  private ChatStatus connected() {
+    List<String> refused = session.deletions.refused();
+    if (refused.isEmpty()) {
+      return ChatStatus.of(ChatStatus.State.CONNECTED);
+    }
+    return new ChatStatus(ChatStatus.State.CONNECTED, 0, Duration.ZERO,
+        "live deletions unavailable in " + String.join(", ", refused)
+            + "; repaired at the next reconnect");
   }
 
   private ChatStatus connecting() {

@@ -102,6 +102,7 @@ final class Streams {
     room.live = true;
     room.everLive = true;
     room.liveSince = session.settings.clock().instant();
+    session.deletions.join(room);
     if (room.catchUp != null) {
       session.catchUps.request(room);
     }

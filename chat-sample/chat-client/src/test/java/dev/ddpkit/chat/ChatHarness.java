@@ -72,6 +72,10 @@ final class ChatHarness implements AutoCloseable {
             .clock(Clock.offset(clock, deviceAhead))
             .ids(new RandomIds(new Random(7)))
             .listener(recorder)
+            // The server a test plays is an older Rocket.Chat (no messages/get, no deletions
+            // stream) unless the test says otherwise: see ChatHarness.current().
+            .liveDeletions(false)
+            .messagesGet(false)
             .name("harness");
     client = config.apply(b).build();
   }
@@ -267,6 +271,59 @@ final class ChatHarness implements AutoCloseable {
     return this;
   }
 
+  /** The server pushes an edit on a room's stream: the message with a newer {@code _updatedAt}. */
+  ChatHarness pushEdit(String rid, String id, String text, long tsMillis, long updatedMillis) {
+    ObjectNode r =
+        NODES.objectNode()
+            .put("msg", "changed")
+            .put("collection", ChatClient.STREAM)
+            .put("id", "id");
+    ObjectNode fields = r.putObject("fields");
+    fields.put("eventName", rid);
+    fields.putArray("args").add(edited(rid, id, text, tsMillis, updatedMillis));
+    end.sendRaw(r.toString());
+    return this;
+  }
+
+  /** The server says on {@code stream-notify-room} that a message was deleted. */
+  ChatHarness pushDelete(String rid, String id) {
+    return pushRoomEvent(rid + "/deleteMessage", NODES.objectNode().put("_id", id));
+  }
+
+  /** The server sends a {@code stream-notify-room} event. */
+  ChatHarness pushRoomEvent(String eventName, ObjectNode arg) {
+    ObjectNode r =
+        NODES.objectNode()
+            .put("msg", "changed")
+            .put("collection", "stream-notify-room")
+            .put("id", "id");
+    ObjectNode fields = r.putObject("fields");
+    fields.put("eventName", eventName);
+    fields.putArray("args").add(arg);
+    end.sendRaw(r.toString());
+    return this;
+  }
+
+  /** Bob's message as edited by bob at {@code updatedMillis}. */
+  static ObjectNode edited(String rid, String id, String text, long tsMillis, long updatedMillis) {
+    ObjectNode m = message(rid, id, text, tsMillis);
+    m.putObject("_updatedAt").put("$date", updatedMillis);
+    m.putObject("editedAt").put("$date", updatedMillis);
+    m.putObject("editedBy").put("_id", "u2").put("username", "bob");
+    return m;
+  }
+
+  /** A {@code messages/get} answer since a time: {@code {updated, deleted}}. */
+  static String changes(List<ObjectNode> updated, Map<String, Long> deleted) {
+    ObjectNode r = NODES.objectNode();
+    ArrayNode u = r.putArray("updated");
+    updated.forEach(u::add);
+    ArrayNode d = r.putArray("deleted");
+    deleted.forEach((id, at) -> d.addObject().put("_id", id).putObject("_deletedAt")
+        .put("$date", at));
+    return r.toString();
+  }
+
   /** A Rocket.Chat message document by bob. */
   static ObjectNode message(String rid, String id, String text, long tsMillis) {
     ObjectNode m = NODES.objectNode().put("_id", id).put("rid", rid).put("msg", text);
@@ -364,7 +421,11 @@ final class ChatHarness implements AutoCloseable {
           String m = json.path("method").asText();
           return switch (m) {
             case "login", "rooms/get" -> m;
-            case "loadHistory", "loadMissedMessages" -> m + " " + params().path(0).asText();
+            case "loadHistory", "loadMissedMessages", "messages/get" ->
+                m + " " + params().path(0).asText();
+            case "updateMessage" -> m + " " + params().path(0).path("_id").asText() + " "
+                + params().path(0).path("msg").asText();
+            case "deleteMessage" -> m + " " + params().path(0).path("_id").asText();
             case "sendMessage" -> m + " " + params().path(0).path("rid").asText() + " "
                 + params().path(0).path("msg").asText();
             default -> m + " " + params();

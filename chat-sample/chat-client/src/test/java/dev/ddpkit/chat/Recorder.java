@@ -14,11 +14,23 @@ final class Recorder implements ChatListener {
   final List<ChatStatus> statuses = new CopyOnWriteArrayList<>();
   final List<String> errors = new CopyOnWriteArrayList<>();
   final Map<String, AtomicInteger> timesSeen = new ConcurrentHashMap<>();
+  /** Every change in order: "edited ID TEXT" or "deleted ID". */
+  final List<String> changes = new CopyOnWriteArrayList<>();
 
   @Override
   public void onMessage(ChatMessage message) {
     messages.add(message);
     timesSeen.computeIfAbsent(message.id(), k -> new AtomicInteger()).incrementAndGet();
+  }
+
+  @Override
+  public void onEdited(ChatMessage message) {
+    changes.add("edited " + message.id() + " " + message.text());
+  }
+
+  @Override
+  public void onDeleted(String rid, String id) {
+    changes.add("deleted " + id);
   }
 
   @Override
