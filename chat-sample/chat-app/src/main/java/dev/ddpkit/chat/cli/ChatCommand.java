@@ -30,8 +30,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code chat} command: a terminal chat client. Each line of standard input is sent to the first
- * room; at the end of input it waits until every message is acknowledged, then exits 0. With {@code
- * --json} it prints one JSON object per line for scripts and tests.
+ * room, but {@code /edit ID|last TEXT} and {@code /delete ID|last}, which edit or delete one of the
+ * user's messages ({@code //} sends a line that starts with {@code /}); at the end of input it waits
+ * until every message, edit and deletion is acknowledged, then exits 0. With {@code --json} it
+ * prints one JSON object per line for scripts and tests ({@code message}, {@code edited}, {@code
+ * deleted}, {@code sent}, {@code status}, {@code error}).
  */
 public final class ChatCommand {
   static final String USAGE = String.join("\n",
@@ -57,6 +60,9 @@ public final class ChatCommand {
       "  --heartbeat-timeout-ms N declare the socket dead if a ping is unanswered this long"
           + " (default 15000)",
       "  --help, -h               this text",
+      "Input lines starting with / are commands: /edit ID|last TEXT edits one of your messages,",
+      "/delete ID|last deletes one (last: your last message this session); a line starting with //",
+      "is sent as text starting with / (one / removed).",
       "Exits 0 when all input was sent and acknowledged, 1 if the client signed out or stopped,"
           + " 2 on bad arguments.");
 
@@ -102,14 +108,22 @@ public final class ChatCommand {
       String room = o.rooms.get(0);
       BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
       String line;
+      String last = null;
       while ((line = reader.readLine()) != null) {
         if (line.isBlank()) {
           continue;
         }
-        String id = send(client, room, line);
+        if (line.startsWith("/") && !line.startsWith("//")) {
+          if (!command(client, room, line, last, err)) {
+            return 1;
+          }
+          continue;
+        }
+        String id = send(client, room, line.startsWith("//") ? line.substring(1) : line);
         if (id == null) {
           return 1;
         }
+        last = id;
         echoes.expect(id);
       }
       // End of input: make sure we were heard, then leave. Waiting a little for our own messages
@@ -128,6 +142,45 @@ public final class ChatCommand {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return 1;
+    }
+  }
+
+  /**
+   * {@code /edit ID|last TEXT} or {@code /delete ID|last}; a malformed or unknown command is said
+   * on {@code err} and skipped. Returns false if the client stopped.
+   */
+  private static boolean command(ChatClient client, String room, String line, String last,
+      PrintStream err) throws InterruptedException, ExecutionException {
+    String[] words = line.trim().split("\\s+", 3);
+    String verb = words[0];
+    String target = words.length > 1 ? words[1] : null;
+    if ("last".equals(target)) {
+      target = last;
+    }
+    boolean edit = verb.equals("/edit");
+    if (!edit && !verb.equals("/delete")) {
+      err.println("chat: unknown command " + verb + " (/edit ID|last TEXT, /delete ID|last;"
+          + " // sends a line starting with /)");
+      return true;
+    }
+    if (target == null || (edit && words.length < 3)) {
+      err.println("chat: usage: " + (edit ? "/edit ID|last TEXT" : "/delete ID|last")
+          + (target == null && words.length > 1 ? " (no message sent yet)" : ""));
+      return true;
+    }
+    while (true) {
+      try {
+        if (edit) {
+          client.edit(room, target, words[2]);
+        } else {
+          client.delete(room, target);
+        }
+        return true;
+      } catch (OutboxFullException e) {
+        await(client.flush());
+      } catch (IllegalStateException e) {
+        return false;
+      }
     }
   }
 
@@ -193,6 +246,16 @@ public final class ChatCommand {
           early.add(m.id());
         }
       }
+    }
+
+    @Override
+    public void onEdited(ChatMessage m) {
+      printer.onEdited(m);
+    }
+
+    @Override
+    public void onDeleted(String rid, String id) {
+      printer.onDeleted(rid, id);
     }
 
     @Override
@@ -341,6 +404,19 @@ public final class ChatCommand {
     }
 
     @Override
+    public void onEdited(ChatMessage m) {
+      ObjectNode n = JSON.createObjectNode();
+      n.put("event", "edited").put("rid", m.rid()).put("id", m.id()).put("text", m.text());
+      n.put("editedAt", m.editedAt().toEpochMilli()).put("editedBy", m.editedBy());
+      print(n);
+    }
+
+    @Override
+    public void onDeleted(String rid, String id) {
+      print(JSON.createObjectNode().put("event", "deleted").put("rid", rid).put("id", id));
+    }
+
+    @Override
     public void onSent(String rid, String id) {
       print(JSON.createObjectNode().put("event", "sent").put("rid", rid).put("id", id));
     }
@@ -372,9 +448,23 @@ public final class ChatCommand {
     }
   }
 
-  /** Lines for a person: "10:00:01 #general <alice> hi", status changes as "-- ...". */
+  /**
+   * Lines for a person: "10:00:01 #general <alice> hi", an edit as the message again with
+   * "(edited)", a deletion as "10:00:01 #general <alice> (deleted)", status changes as "-- ...".
+   */
   private static final class TextPrinter implements Printer {
+    private static final int REMEMBERED = 10_000;
     private final PrintStream out;
+    /** Recent messages, to say which one a deletion removed. */
+    private final java.util.Map<String, ChatMessage> recent =
+        new java.util.LinkedHashMap<>() {
+          private static final long serialVersionUID = 1L;
+
+          @Override
+          protected boolean removeEldestEntry(java.util.Map.Entry<String, ChatMessage> e) {
+            return size() > REMEMBERED;
+          }
+        };
 
     TextPrinter(PrintStream out) {
       this.out = out;
@@ -382,7 +472,31 @@ public final class ChatCommand {
 
     @Override
     public void onMessage(ChatMessage m) {
+      remember(m);
       print(CLOCK.format(m.ts()) + " #" + m.rid() + " <" + m.user() + "> " + m.text());
+    }
+
+    @Override
+    public void onEdited(ChatMessage m) {
+      remember(m);
+      print(CLOCK.format(m.ts()) + " #" + m.rid() + " <" + m.user() + "> " + m.text()
+          + " (edited)");
+    }
+
+    @Override
+    public void onDeleted(String rid, String id) {
+      ChatMessage m;
+      synchronized (recent) {
+        m = recent.remove(id);
+      }
+      print(m == null ? "-- a message was deleted in #" + rid
+          : CLOCK.format(m.ts()) + " #" + rid + " <" + m.user() + "> (deleted)");
+    }
+
+    private void remember(ChatMessage m) {
+      synchronized (recent) {
+        recent.put(m.id(), m);
+      }
     }
 
     @Override

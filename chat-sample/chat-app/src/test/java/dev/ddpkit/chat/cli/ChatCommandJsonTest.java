@@ -109,6 +109,75 @@ class ChatCommandJsonTest {
   }
 
   @Test
+  @Timeout(value = 60, unit = SECONDS)
+  void editsAndDeletionsPrintOneEventEachAndNeverASecondMessage(@TempDir Path dir)
+      throws Exception {
+    ChatServer server = ChatServer.builder().dataDir(dir).build();
+    server.start();
+    ExecutorService runner = Executors.newSingleThreadExecutor(r -> new Thread(r, "chat-command"));
+    ChatClient bob = null;
+    try {
+      server.seedDemo();
+      bob = ChatClient.builder().url(server.url()).username("bob").password("bob-pw")
+          .room("general").name("test-bob").build();
+      bob.start();
+      bob.loggedIn().get(20, SECONDS);
+      String bobs = bob.sendMessage("general", "helo from bob");
+      bob.flush().get(20, SECONDS);
+
+      PipedOutputStream stdinWriter = new PipedOutputStream();
+      PipedInputStream stdin = new PipedInputStream(stdinWriter);
+      ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+      PrintStream out = new PrintStream(stdout, true, StandardCharsets.UTF_8);
+      ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+      String[] args = {"chat", "--url", server.url(), "--user", "alice", "--password", "alice-pw",
+          "--room", "general", "--json"};
+      Future<Integer> exit = runner.submit(
+          () -> Main.run(args, stdin, out, new PrintStream(stderr, true, StandardCharsets.UTF_8)));
+      await().atMost(20, SECONDS).until(() -> events(stdout).stream()
+          .anyMatch(e -> e.path("status").asText().equals("connected")));
+      bob.edit("general", bobs, "hello from bob").get(20, SECONDS);
+      await().atMost(20, SECONDS).until(() -> events(stdout).stream()
+          .anyMatch(e -> e.path("event").asText().equals("edited")));
+      stdinWriter.write(("first\n/edit last first, edited\nsecond\n/delete last\n"
+          + "//slash at the start\n/frobnicate\n").getBytes(StandardCharsets.UTF_8));
+      stdinWriter.close();
+      assertThat(exit.get(30, SECONDS)).isZero();
+
+      List<JsonNode> events = events(stdout);
+      List<String> changes = events.stream()
+          .filter(e -> List.of("edited", "deleted").contains(e.path("event").asText()))
+          .map(e -> e.path("event").asText() + " " + e.path("text").asText(""))
+          .collect(Collectors.toList());
+      assertThat(changes).containsExactly("edited hello from bob", "edited first, edited",
+          "deleted ");
+      JsonNode bobEdit = events.stream().filter(e -> e.path("event").asText().equals("edited"))
+          .findFirst().orElseThrow();
+      assertThat(bobEdit.path("id").asText()).isEqualTo(bobs);
+      assertThat(bobEdit.path("editedBy").asText()).isEqualTo("bob");
+      assertThat(bobEdit.path("editedAt").isIntegralNumber()).isTrue();
+      assertThat(bobEdit.path("rid").asText()).isEqualTo("general");
+      List<String> messages = events.stream()
+          .filter(e -> e.path("event").asText().equals("message"))
+          .map(e -> e.path("text").asText()).collect(Collectors.toList());
+      // One message event per message: an edit never prints a second one.
+      assertThat(messages).containsExactly("helo from bob", "first", "second",
+          "/slash at the start");
+      assertThat(stderr.toString(StandardCharsets.UTF_8)).contains("unknown command /frobnicate");
+      assertThat(server.storedMessages("general"))
+          .extracting(m -> m.text() + (m.edited() ? " (edited)" : ""))
+          .containsExactly("hello from bob (edited)", "first, edited (edited)",
+              "/slash at the start");
+    } finally {
+      if (bob != null) {
+        bob.close();
+      }
+      runner.shutdownNow();
+      server.kill();
+    }
+  }
+
+  @Test
   @Timeout(value = 30, unit = SECONDS)
   void aRefusedLoginPrintsSignedOutAndExitsOne(@TempDir Path dir) throws Exception {
     ChatServer server = ChatServer.builder().dataDir(dir).build();
