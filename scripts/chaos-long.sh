@@ -15,6 +15,9 @@
 # remembers the last 256 message ids per room to drop duplicates (the default is 10,000): a room
 # sees some 10 messages a minute, so the windows fill in the first half hour and the heap series
 # can level off; a window too small for an outage's catch-up would show as duplicates.
+# A fifth of the writers' operations edit or delete one of their own messages (issue 19;
+# CHAOS_CHANGE_RATIO=0 for none), and the run ends by comparing every client's view of every room
+# with the server's ("views equal to the server's: N / N").
 # Extra settings pass through the environment: CHAOS_SEED (replay a plan), CHAOS_RESTARTS,
 # CHAOS_RATE_LIMITS=false, CHAOS_ARGLINE (JVM options of the test JVM, such as -Xmx4g),
 # CHAOS_PACE (replace the tempo's -D options, e.g. "-Dchaos.writeEvery=2s" for the short run's).
@@ -27,7 +30,8 @@ duration="${2:-60m}"
 rooms="${3:-100}"
 sample="${4:-1m}"
 props=(-Dchaos.clients="$clients" -Dchaos.duration="$duration" -Dchaos.rooms="$rooms"
-  -Dchaos.sample="$sample" -Dchaos.rateLimits="${CHAOS_RATE_LIMITS:-true}")
+  -Dchaos.sample="$sample" -Dchaos.rateLimits="${CHAOS_RATE_LIMITS:-true}"
+  -Dchaos.changeRatio="${CHAOS_CHANGE_RATIO:-0.2}")
 pace="${CHAOS_PACE:--Dchaos.writeEvery=60s -Dchaos.heartbeat=5s -Dchaos.serverHeartbeat=10s
   -Dchaos.acceptRate=250 -Dchaos.connectTimeout=10s -Dchaos.backoffMax=30s -Dchaos.settle=5m
   -Dchaos.dedupWindow=256}"
@@ -55,5 +59,6 @@ echo "== chaos run: $clients clients, $duration, $rooms rooms, $(( $(date +%s) -
 if [ -f "$out" ]; then
   grep -E 'resources: ' "$out" || true
   sed -n '/==== chaos run report ====/,/^==========================$/p' "$out"
+  grep -E '^(edits / deletions|views equal|deleted messages shown|first difference)' "$out" || true
 fi
 exit "$status"

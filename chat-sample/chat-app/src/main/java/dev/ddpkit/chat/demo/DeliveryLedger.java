@@ -58,6 +58,8 @@ public final class DeliveryLedger {
   private final LongAdder observed = new LongAdder();
   private final LongAdder expected = new LongAdder();
   private final LongAdder refused = new LongAdder();
+  /** Messages deleted by their writers: a member who never saw one misses nothing. */
+  private final Map<String, Boolean> deleted = new ConcurrentHashMap<>();
 
   /** Creates a ledger for rooms whose members are the given client indexes. */
   public DeliveryLedger(Map<String, List<Integer>> membersByRoom) {
@@ -85,6 +87,33 @@ public final class DeliveryLedger {
   /** Records a message the client could not even queue (outbox full). */
   public void refused() {
     refused.increment();
+  }
+
+  /** Records that a message's writer deleted it (the deletion was acknowledged). */
+  public void deleted(String id) {
+    deleted.put(id, Boolean.TRUE);
+  }
+
+  /** The first (client, message) pair never seen (not deleted), as "client id", or empty. */
+  public java.util.Optional<String> firstMissing() {
+    for (Map.Entry<String, Entry> e : messages.entrySet()) {
+      if (deleted.containsKey(e.getKey())) {
+        continue;
+      }
+      AtomicIntegerArray seen = e.getValue().seen();
+      for (int place = 0; place < seen.length(); place++) {
+        int client = e.getValue().members().clients()[place];
+        if (seen.get(place) == 0 && !early.containsKey(client + "/" + e.getKey())) {
+          return java.util.Optional.of(client + " " + e.getKey());
+        }
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  /** Returns the number of messages deleted by their writers. */
+  public int deletedCount() {
+    return deleted.size();
   }
 
   /** Records the server's acknowledgement of a message. */
@@ -118,9 +147,26 @@ public final class DeliveryLedger {
     return (int) acknowledged.keySet().stream().filter(messages::containsKey).count();
   }
 
-  /** Returns the deliveries expected so far: each written message once to each member of its room. */
+  /**
+   * Returns the deliveries expected so far: each written message once to each member of its room,
+   * but for a deleted message only the deliveries that happened before it was deleted.
+   */
   public long expectedDeliveries() {
-    return expected.sum();
+    if (deleted.isEmpty()) {
+      return expected.sum();
+    }
+    long n = expected.sum();
+    for (String id : deleted.keySet()) {
+      Entry e = messages.get(id);
+      if (e != null) {
+        for (int place = 0; place < e.seen().length(); place++) {
+          if (e.seen().get(place) == 0) {
+            n--;
+          }
+        }
+      }
+    }
+    return n;
   }
 
   /** Returns the number of deliveries observed, duplicates included. */
@@ -159,7 +205,9 @@ public final class DeliveryLedger {
       for (int place = 0; place < seen.length(); place++) {
         expectedNow++;
         int n = seen.get(place) + (before == null ? 0 : before[place]);
-        if (n == 0) {
+        if (n == 0 && deleted.containsKey(e.getKey())) {
+          expectedNow--; // deleted before this member saw it: nothing to see
+        } else if (n == 0) {
           missing++;
         } else {
           exactlyOnce += n == 1 ? 1 : 0;

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -110,6 +111,9 @@ final class Demo {
         () -> clients.stream().allMatch(c -> c.client.outboxSize() == 0));
     boolean delivered = awaitQuietly("every delivery", Duration.ofSeconds(20),
         () -> ledger.observedDeliveries() >= ledger.expectedDeliveries());
+    boolean converged = awaitQuietly("every view equal to the server's", Duration.ofSeconds(20),
+        () -> viewsEqual() == o.clients);
+    delivered &= converged;
     say("%6.1f s  done%s", elapsed(), flushed && delivered ? "" : " (timed out waiting)");
     return report();
   }
@@ -252,7 +256,12 @@ final class Demo {
     writer.scheduleAtFixedRate(() -> {
       int n = (int) perTick + (random.nextDouble() < perTick - (int) perTick ? 1 : 0);
       for (int k = 0; k < n; k++) {
-        clients.get(random.nextInt(clients.size())).write();
+        DemoClient c = clients.get(random.nextInt(clients.size()));
+        if (random.nextDouble() < o.changeRatio) {
+          c.change(random);
+        } else {
+          c.write();
+        }
       }
     }, 0, tickMs, TimeUnit.MILLISECONDS);
   }
@@ -260,6 +269,69 @@ final class Demo {
   private void stopWriting() throws InterruptedException {
     writer.shutdown();
     writer.awaitTermination(5, TimeUnit.SECONDS);
+  }
+
+  // ---- convergence ----
+
+  private final java.util.concurrent.atomic.AtomicLong editCount =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong deletionCount =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  void countEdit() {
+    editCount.incrementAndGet();
+  }
+
+  void countDeletion() {
+    deletionCount.incrementAndGet();
+  }
+
+  /** A message as a view shows it: id, text, and whether it was edited. */
+  private static String shown(String id, String text, boolean edited) {
+    return id + "\u0000" + text + (edited ? "\u0000edited" : "");
+  }
+
+  /** The server's view of each room, as {@link #shown} lines. */
+  private Map<String, List<String>> serverViews() {
+    Map<String, List<String>> out = new HashMap<>();
+    for (String rid : members.keySet()) {
+      out.put(rid, server.storedMessages(rid).stream()
+          .map(m -> shown(m.id(), m.text(), m.edited())).toList());
+    }
+    return out;
+  }
+
+  /** How many clients' views of their room equal the server's now (ids, texts, edited flags). */
+  private int viewsEqual() {
+    Map<String, List<String>> want = serverViews();
+    int equal = 0;
+    for (DemoClient c : clients) {
+      if (want.get(c.rid).equals(view(c))) {
+        equal++;
+      }
+    }
+    return equal;
+  }
+
+  private static List<String> view(DemoClient c) {
+    try {
+      return c.client.view(c.rid).get(10, TimeUnit.SECONDS).stream()
+          .map(m -> shown(m.id(), m.text(), m.edited())).toList();
+    } catch (Exception e) {
+      return List.of("unreadable: " + e);
+    }
+  }
+
+  /** Ids a client still shows that the server deleted: resurrected (or never removed). */
+  private long resurrected() {
+    long n = 0;
+    for (DemoClient c : clients) {
+      java.util.Set<String> live = new java.util.HashSet<>();
+      server.storedMessages(c.rid).forEach(m -> live.add(m.id()));
+      n += view(c).stream().map(l -> l.substring(0, l.indexOf('\u0000')))
+          .filter(id -> !live.contains(id)).count();
+    }
+    return n;
   }
 
   // ---- report ----
@@ -307,10 +379,25 @@ final class Demo {
     say("  threads: %d peak in this JVM (%d clients, each its two socket threads; their event loops"
         + " on the shared pool; plus the server)",
         ManagementFactory.getThreadMXBean().getPeakThreadCount(), o.clients);
+    int equal = viewsEqual();
+    long resurrected = resurrected();
+    say("  edits asked for             %8d", editCount.get());
+    say("  deletions asked for         %8d  (%d acknowledged)", deletionCount.get(),
+        ledger.deletedCount());
+    say("  deleted messages still shown %7d", resurrected);
+    ledger.firstMissing().ifPresent(pair -> {
+      String[] p = pair.split(" ");
+      DemoClient c = clients.get(Integer.parseInt(p[0]));
+      say("  first missing delivery: %s never shown %s (heard edited: %s)", c.client.name(), p[1],
+          c.editedIds.contains(p[1]));
+    });
+    say("  views equal to the server's: %d / %d (ids, texts and edited flags of every message)",
+        equal, o.clients);
     boolean ok = r.perfect() && loggedIn == o.clients && resubscribed == o.clients
-        && heardAfter == o.clients && r.written() > 0;
+        && heardAfter == o.clients && r.written() > 0 && equal == o.clients && resurrected == 0;
     say("");
-    say(ok ? "RESULT: OK - nothing lost, nothing duplicated, everyone recovered (%.1f s in total)"
+    say(ok ? "RESULT: OK - nothing lost, nothing duplicated, every view equal to the server's,"
+            + " everyone recovered (%.1f s in total)"
             : "RESULT: FAILED (%.1f s in total)", elapsed());
     return ok ? 0 : 1;
   }

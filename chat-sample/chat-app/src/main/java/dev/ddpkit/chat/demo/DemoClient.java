@@ -21,6 +21,10 @@ final class DemoClient implements ChatListener {
   private volatile boolean connected;
   private volatile long connectedAtNanos;
   private volatile boolean heardAfterRestart;
+  /** This writer's messages not deleted (yet), oldest first; the writer thread only. */
+  private final List<String> mine = new ArrayList<>();
+  private final java.util.concurrent.atomic.AtomicInteger edits =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   DemoClient(int index, String rid, String url, Backoff backoff, String password, Demo demo) {
     this.index = index;
@@ -60,6 +64,32 @@ final class DemoClient implements ChatListener {
     try {
       String id = client.sendMessage(rid, text);
       demo.ledger().written(id, rid);
+      mine.add(id);
+    } catch (OutboxFullException e) {
+      demo.ledger().refused();
+    }
+  }
+
+  /**
+   * Edits or deletes one of this writer's messages (two edits for one deletion), through the
+   * outbox like a message, so also while the server is down. The demo's writer thread only.
+   */
+  void change(java.util.Random random) {
+    if (mine.isEmpty()) {
+      write();
+      return;
+    }
+    int pick = random.nextInt(mine.size());
+    String id = mine.get(pick);
+    try {
+      if (random.nextInt(3) < 2) {
+        client.edit(rid, id, "edited " + edits.incrementAndGet() + " by " + Demo.user(index));
+        demo.countEdit();
+      } else {
+        mine.remove(pick);
+        client.delete(rid, id).thenRun(() -> demo.ledger().deleted(id));
+        demo.countDeletion();
+      }
     } catch (OutboxFullException e) {
       demo.ledger().refused();
     }
@@ -78,6 +108,16 @@ final class DemoClient implements ChatListener {
     demo.ledger().delivered(index, m.id());
     if (m.ts().toEpochMilli() >= demo.restartAtMillis()) {
       heardAfterRestart = true;
+    }
+  }
+
+  /** Ids this client heard edited; a few, for the report's first missing delivery. */
+  final java.util.Set<String> editedIds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  @Override
+  public void onEdited(ChatMessage m) {
+    if (editedIds.size() < 100_000) {
+      editedIds.add(m.id());
     }
   }
 

@@ -13,7 +13,7 @@ public final class DemoCommand {
   static final String USAGE = String.join("\n",
       "usage: demo [--clients 200] [--rooms 4] [--accept-rate 100] [--down-ms 3000]",
       "            [--rate 40] [--before-kill-ms 3000] [--after-restart-ms 3000]"
-          + " [--bucket-ms 500] [--seed 1]",
+          + " [--bucket-ms 500] [--seed 1] [--change-ratio 0.2]",
       "            [--backoff rfc|full-jitter] [--restart planned|kill|warm|both|all]",
       "The restart demo on the embedded server: clients write while the server restarts; each",
       "restart's reconnect wave is drawn and its all-back time set against the least the accept",
@@ -27,12 +27,16 @@ public final class DemoCommand {
       "  --after-restart-ms N  writing after everyone is back, before the accounting (default 3000)",
       "  --bucket-ms N         bucket of the arrival histogram (default 500)",
       "  --seed N              seed of the clients' backoff samples (default 1)",
+      "  --change-ratio F      of the writers' operations, the share that edits or deletes one of"
+          + " the writer's own messages (default 0.2); at the end every view must equal the"
+          + " server's",
       "  --backoff B           rfc (default) or full-jitter (200 ms..5 s)",
       "  --restart R           planned: a planned restart with appointments; kill: a hard kill;"
           + " warm: a hard kill whose next server listens at once and warms up for the downtime;"
           + " both (default): planned, then kill; all: the three",
       "  --help, -h            this text",
-      "Exits 0 if no message was lost or shown twice and every client came back, 1 if not,"
+      "Exits 0 if no message was lost or shown twice, every view equals the server's and every"
+          + " client came back, 1 if not,"
           + " 2 on bad arguments.");
 
   private DemoCommand() {}
@@ -70,6 +74,8 @@ public final class DemoCommand {
     long afterRestartMs = 3_000;
     long bucketMs = 500;
     long seed = 1;
+    /** Of the writers' operations, the share that edits or deletes one of the writer's messages. */
+    double changeRatio = 0.2;
     boolean rfc = true;
     List<RestartPhase.Kind> restarts = RestartPhase.Kind.parse("both");
 
@@ -87,6 +93,7 @@ public final class DemoCommand {
           case "--after-restart-ms" -> o.afterRestartMs = c.longValue(0, 600_000);
           case "--bucket-ms" -> o.bucketMs = c.longValue(10, 60_000);
           case "--seed" -> o.seed = c.longValue();
+          case "--change-ratio" -> o.changeRatio = ratio(c.value());
           case "--backoff" -> o.rfc = rfc(c.value());
           case "--restart" -> o.restarts = RestartPhase.Kind.parse(c.value());
           default -> throw c.unknown();
@@ -100,6 +107,19 @@ public final class DemoCommand {
             "--restart warm needs an --accept-rate: the warm-up books its dials at that rate");
       }
       return o;
+    }
+
+    private static double ratio(String v) {
+      double d;
+      try {
+        d = Double.parseDouble(v);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("--change-ratio must be a number in 0..1: " + v);
+      }
+      if (!(d >= 0 && d <= 1)) {
+        throw new IllegalArgumentException("--change-ratio must be a number in 0..1: " + v);
+      }
+      return d;
     }
 
     private static boolean rfc(String backoff) {

@@ -74,6 +74,14 @@ final class ChaosRun implements AutoCloseable {
   private final List<FaultProxy> proxies = new ArrayList<>();
   private final List<ChatClient> clients = new ArrayList<>();
   private final List<Probe> probes = new ArrayList<>();
+  /** Per client, its messages not deleted (yet), by room; the writer's thread only. */
+  private final List<Map<String, List<String>>> mine = new ArrayList<>();
+  private final AtomicLong edits = new AtomicLong();
+  private final AtomicLong deletions = new AtomicLong();
+  private final AtomicLong deletionsAcknowledged = new AtomicLong();
+  private final double changeRatio =
+      Double.parseDouble(System.getProperty("chaos.changeRatio", "0"));
+  private volatile Convergence convergence;
   /** Per client, the number of messages written so far (the writer's thread only). */
   private final long[] writeSequence;
   private final Set<Integer> blackholed = ConcurrentHashMap.newKeySet();
@@ -123,6 +131,9 @@ final class ChaosRun implements AutoCloseable {
     }
     this.ledger = new DeliveryLedger(members);
     this.writeSequence = new long[settings.clients()];
+    for (int i = 0; i < settings.clients(); i++) {
+      mine.add(new HashMap<>());
+    }
     this.chaos = Executors.newScheduledThreadPool(2, named(THREAD_PREFIX + "driver-"));
     this.writer = Executors.newSingleThreadScheduledExecutor(named(THREAD_PREFIX + "writer-"));
     this.sampler = Executors.newSingleThreadScheduledExecutor(named(THREAD_PREFIX + "sampler-"));
@@ -161,6 +172,17 @@ final class ChaosRun implements AutoCloseable {
     sampleResources(windowStart);
     ChaosReport report = report(window, settled, settleSeconds);
     report.lines().forEach(out::println);
+    if (changeRatio > 0) {
+      // The last edits reach the views a moment after their acknowledgements: wait, bounded.
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      Convergence c = compareViews();
+      while (c.viewsEqual() < c.viewsChecked() && System.nanoTime() < until) {
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(500));
+        c = compareViews();
+      }
+      convergence = c;
+      c.lines().forEach(out::println);
+    }
     if (settings.duration().compareTo(Duration.ofMinutes(10)) >= 0) {
       // What the heap holds at the end, for a long run's heap series to be read against.
       ResourceSamples.histogram(25).forEach(out::println);
@@ -235,10 +257,16 @@ final class ChaosRun implements AutoCloseable {
         }
         List<String> rooms = roomsOf.get(i);
         String rid = rooms.get(writeRandom.nextInt(rooms.size()));
+        List<String> own = mine.get(i).computeIfAbsent(rid, r -> new ArrayList<>());
         try {
+          if (changeRatio > 0 && !own.isEmpty() && writeRandom.nextDouble() < changeRatio) {
+            change(i, rid, own);
+            continue;
+          }
           String text = OrderCheck.text(user(i), ++writeSequence[i], elapsed());
           String id = clients.get(i).sendMessage(rid, text);
           ledger.written(id, rid);
+          own.add(id);
         } catch (OutboxFullException e) {
           ledger.refused();
         }
@@ -246,6 +274,92 @@ final class ChaosRun implements AutoCloseable {
     } catch (RuntimeException | Error e) {
       chaosErrors.add(e); // a periodic task that throws would stop silently
     }
+  }
+
+  /** Edits (two in three) or deletes one of the client's messages in the room. */
+  private void change(int i, String rid, List<String> own) {
+    int pick = writeRandom.nextInt(own.size());
+    String id = own.get(pick);
+    if (writeRandom.nextInt(3) < 2) {
+      clients.get(i).edit(rid, id, "edited " + edits.incrementAndGet() + " by " + user(i));
+    } else {
+      own.remove(pick);
+      deletions.incrementAndGet();
+      clients.get(i).delete(rid, id).thenRun(() -> {
+        deletionsAcknowledged.incrementAndGet();
+        ledger.deleted(id);
+      });
+    }
+  }
+
+  /** The views at the end, once settled (null before). */
+  Convergence convergence() {
+    return convergence;
+  }
+
+  /**
+   * Compares every client's view of each of its rooms with the server's: each message it shows
+   * must be on the server with the same text and edited flag, and, as far as its window reaches
+   * (the newest half of what it holds, at least), every message the server holds must be shown.
+   */
+  private Convergence compareViews() {
+    int checked = 0;
+    int equal = 0;
+    long resurrected = 0;
+    String example = "";
+    Map<String, Map<String, String>> serverViews = new HashMap<>();
+    Map<String, List<String>> serverOrder = new HashMap<>();
+    for (String rid : members.keySet()) {
+      Map<String, String> byId = new LinkedHashMap<>();
+      server.storedMessages(rid).forEach(m -> byId.put(m.id(), m.text() + (m.edited() ? " *" : "")));
+      serverViews.put(rid, byId);
+      serverOrder.put(rid, new ArrayList<>(byId.keySet()));
+    }
+    for (int i = 0; i < clients.size(); i++) {
+      for (String rid : roomsOf.get(i)) {
+        checked++;
+        List<ChatMessage> view;
+        try {
+          view = clients.get(i).view(rid).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+          example = example.isEmpty() ? clients.get(i).name() + " " + rid + ": " + e : example;
+          continue;
+        }
+        Map<String, String> want = serverViews.get(rid);
+        boolean same = true;
+        java.util.Set<String> shown = new java.util.HashSet<>();
+        for (ChatMessage m : view) {
+          shown.add(m.id());
+          String had = want.get(m.id());
+          if (had == null) {
+            resurrected++;
+            same = false;
+          } else if (!had.equals(m.text() + (m.edited() ? " *" : ""))) {
+            same = false;
+          }
+          if (!same && example.isEmpty()) {
+            example = clients.get(i).name() + " " + rid + ": shows " + m.id() + " '" + m.text()
+                + "', server: " + (had == null ? "deleted" : "'" + had + "'");
+          }
+        }
+        List<String> order = serverOrder.get(rid);
+        int reach = view.size() < pace.dedupWindow() ? order.size()
+            : Math.min(order.size(), Math.max(1, view.size() / 2));
+        for (String id : order.subList(order.size() - reach, order.size())) {
+          if (!shown.contains(id)) {
+            if (same && example.isEmpty()) {
+              example = clients.get(i).name() + " " + rid + ": misses " + id;
+            }
+            same = false;
+          }
+        }
+        if (same) {
+          equal++;
+        }
+      }
+    }
+    return new Convergence(edits.get(), deletions.get(), deletionsAcknowledged.get(), checked,
+        equal, resurrected, example);
   }
 
   // ---- server outages ----
