@@ -27,8 +27,14 @@ final class EventCalendar {
   private static final int MASK = RING - 1;
   private static final int KIND_SHIFT = 29;
   private static final int CLIENT_MASK = MAX_CLIENTS - 1;
-  /** Drained bucket arrays kept for reuse. */
+  /** Drained bucket arrays kept for reuse: at most this many... */
   private static final int SPARE_ARRAYS = 1_024;
+  /**
+   * ... of at most this length (8 KB each, 8 MB in all): the buckets of a big wave (10,000 events
+   * a millisecond just after a drop of 10 million) grow large once, and kept they would hold the
+   * heap at its high-water mark for the rest of the run.
+   */
+  private static final int SPARE_LENGTH = 1_024;
 
   private final long[][] buckets = new long[RING][];
   private final int[] sizes = new int[RING];
@@ -124,7 +130,7 @@ final class EventCalendar {
     if (array != null) {
       buckets[b] = null;
       sizes[b] = 0;
-      if (spare.size() < SPARE_ARRAYS) {
+      if (spare.size() < SPARE_ARRAYS && array.length <= SPARE_LENGTH) {
         spare.push(array);
       }
     }
