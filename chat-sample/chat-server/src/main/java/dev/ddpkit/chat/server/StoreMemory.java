@@ -32,6 +32,12 @@ final class StoreMemory {
   private final Map<String, String> trash = new ConcurrentHashMap<>();
   /** Each room's deleted message ids by {@code _deletedAt}. */
   private final Map<String, NavigableMap<Long, String>> roomTrash = new ConcurrentHashMap<>();
+  /**
+   * Index entries ({@code rid ts}) of edits' old versions, removed only once the edit is durable:
+   * until then a read of changes still finds the message under its old time (a read that found it
+   * under neither would never show it). The applying thread only.
+   */
+  private final List<String> staleUpdates = new ArrayList<>();
   /** The newest message time stamp applied; the applying thread only. */
   private long lastTs;
   /** The newest change time (ts, _updatedAt, _deletedAt) applied; the applying thread only. */
@@ -107,7 +113,7 @@ final class StoreMemory {
     long updatedAt = updatedAt(v, ts);
     roomMessages.get(rid).put(ts, Frames.write(v));
     NavigableMap<Long, String> updates = roomUpdates.get(rid);
-    updates.remove(updatedAt(old, ts));
+    staleUpdates.add(rid + " " + updatedAt(old, ts));
     updates.put(updatedAt, id);
     lastChange = Math.max(lastChange, updatedAt);
   }
@@ -140,6 +146,11 @@ final class StoreMemory {
   void markDurable() {
     durableTs = lastTs;
     durableChange = lastChange;
+    for (String stale : staleUpdates) {
+      int sp = stale.indexOf(' ');
+      roomUpdates.get(stale.substring(0, sp)).remove(Long.parseLong(stale.substring(sp + 1)));
+    }
+    staleUpdates.clear();
   }
 
   /** The newest change time applied (the applying thread only): the next one must be later. */
@@ -274,12 +285,14 @@ final class StoreMemory {
    */
   List<ObjectNode> updated(String rid, long bound, boolean ascending, int limit) {
     List<ObjectNode> out = new ArrayList<>();
+    Set<String> seen = new java.util.HashSet<>();
     for (String id : changes(roomUpdates.get(rid), bound, ascending).values()) {
       if (out.size() >= limit) {
         break;
       }
       ObjectNode m = message(id);
-      if (m != null) {
+      // An edit not yet durable is still indexed under its old time too: one entry per message.
+      if (m != null && seen.add(id)) {
         out.add(m);
       }
     }
