@@ -48,6 +48,8 @@ public final class RoomTimeline {
   private final Map<String, ChatMessage> held = new LinkedHashMap<>();
   private int pendingCatchUps;
   private Instant lastSeen;
+  /** The newest time stamp of a message this model showed (never a join point). */
+  private Instant lastShown;
   private Instant syncPoint;
   private boolean fromStart; // the room was empty when its history was loaded
 
@@ -362,7 +364,9 @@ public final class RoomTimeline {
    * message from before its history (or forgotten), not a new one.
    */
   private boolean isLateEdit(ChatMessage m) {
-    return m.edited() && lastSeen != null && !m.ts().isAfter(lastSeen);
+    // lastShown, not lastSeen: a join point (markJoined) may be newer than messages still held,
+    // which are new to the user however they were edited since.
+    return m.edited() && lastShown != null && !m.ts().isAfter(lastShown);
   }
 
   private void apply(ChatMessage m, List<RoomEvent> out) {
@@ -381,6 +385,9 @@ public final class RoomTimeline {
     boolean lateEdit = isLateEdit(m);
     shown.put(m.id(), m);
     advance(m.ts());
+    if (lastShown == null || m.ts().isAfter(lastShown)) {
+      lastShown = m.ts();
+    }
     advanceSync(m.updatedAt());
     out.add(RoomEvent.of(lateEdit ? RoomEvent.Kind.EDITED : RoomEvent.Kind.MESSAGE, m));
   }

@@ -66,6 +66,20 @@ class RoomModelRulesTest {
   }
 
   @Test
+  void aHeldMessageEditedBeforeItWasShownIsANewMessageEvenBehindTheJoinPoint() {
+    // Found with chat --history 0: the room's join point (its last message on the server) was
+    // newer than a held message edited since, which then came as an edit of a message never shown.
+    RoomTimeline t = new RoomTimeline("r", 100, 100);
+    RoomTimeline.CatchUp c = t.beginCatchUp();
+    t.offer(msg("a", 1));
+    t.offer(edit("a", 1, 3, "a, edited"));
+    t.offer(msg("b", 2));
+    t.markJoined(T0.plusSeconds(2));
+    assertThat(events(t.complete(c, List.of(), Map.of())))
+        .containsExactly("MESSAGE a a, edited", "MESSAGE b text b");
+  }
+
+  @Test
   void messagesAndTombstonesAreBounded() {
     RoomTimeline t = new RoomTimeline("r", 3, 10);
     for (int i = 0; i < 5; i++) {
