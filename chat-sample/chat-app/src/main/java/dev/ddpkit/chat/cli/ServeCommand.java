@@ -2,6 +2,7 @@ package dev.ddpkit.chat.cli;
 
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.Compatibility;
+import dev.ddpkit.chat.server.FatalErrorHandler;
 import dev.ddpkit.chat.server.RateLimits;
 import dev.ddpkit.reconnect.cli.CommandLine;
 import java.io.PrintStream;
@@ -20,7 +21,10 @@ import java.util.concurrent.TimeUnit;
  * {@code --restart-in-ms N} the drain is a planned restart by appointment ({@link
  * ChatServer#stopForRestart}): every client is told to come back at N ms plus its place in the
  * queue at the accept rate. With {@code --warm-up-ms N} the server admits nobody for its first N ms
- * and books every dial a slot after them ({@link ChatServer.Builder#warmUp}).
+ * and books every dial a slot after them ({@link ChatServer.Builder#warmUp}). An {@link Error} such
+ * as {@code OutOfMemoryError} in any thread ends the process at once with status {@value
+ * #EXIT_FATAL_ERROR}, no drain: a server that stays up serving nobody is the worst outcome, and a
+ * supervisor restarts one that exited (its journal intact).
  */
 public final class ServeCommand {
   static final String USAGE = String.join("\n",
@@ -28,6 +32,7 @@ public final class ServeCommand {
       "             [--accept-burst N] [--warm-up-ms N] [--heartbeat-ms N] [--drain-ms N]",
       "             [--restart-in-ms N] [--rate-limits on|off|RULES] [--act-as current|older|rc9]",
       "Runs the embedded Rocket.Chat-compatible DDP server until stopped (Ctrl-C), then drains it.",
+      "Exits with status 70 at once if a thread meets an Error (out of memory): restart it then.",
       "  --data DIR           where messages and tokens are kept across restarts (required)",
       "  --port N             TCP port (default 3000; 0 picks a free one, printed at start)",
       "  --host H             address to listen on (default 127.0.0.1)",
@@ -49,8 +54,26 @@ public final class ServeCommand {
 
   private ServeCommand() {}
 
-  /** Runs the command; returns the exit status (0 after a clean stop, 2 for bad arguments). */
+  /**
+   * The exit status after an {@link Error} (such as {@code OutOfMemoryError}) in any thread of the
+   * server: the process ends at once (EX_SOFTWARE of sysexits.h), so that a supervisor restarts
+   * it; the journal is read back on the next start.
+   */
+  public static final int EXIT_FATAL_ERROR = 70;
+
+  /**
+   * Runs the command; returns the exit status (0 after a clean stop, 2 for bad arguments), or ends
+   * the process with {@link #EXIT_FATAL_ERROR} if a thread meets an {@link Error}.
+   */
   public static int run(String[] args, PrintStream out, PrintStream err) {
+    FatalErrorHandler halt = FatalErrorHandler.haltProcess(EXIT_FATAL_ERROR, err);
+    // The server's own threads report to its handler; this covers any other thread of the process.
+    Thread.setDefaultUncaughtExceptionHandler((thread, error) -> {
+      if (error instanceof VirtualMachineError || error instanceof LinkageError) {
+        halt.onFatalError(null, thread.getName(), error);
+      }
+      error.printStackTrace(err);
+    });
     CountDownLatch stopSignal = new CountDownLatch(1);
     CountDownLatch stopped = new CountDownLatch(1);
     // The JVM halts once its hooks return, so the hook waits for the drain to finish.
@@ -64,7 +87,7 @@ public final class ServeCommand {
     }, "chat-server-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
-      return run(args, out, err, stopSignal);
+      return run(args, out, err, stopSignal, halt);
     } finally {
       stopped.countDown();
       try {
@@ -80,11 +103,16 @@ public final class ServeCommand {
    * Package-private so that a test can stop it without ending the JVM.
    */
   static int run(String[] args, PrintStream out, PrintStream err, CountDownLatch stopSignal) {
+    return run(args, out, err, stopSignal, FatalErrorHandler.KILL_SERVER);
+  }
+
+  private static int run(String[] args, PrintStream out, PrintStream err,
+      CountDownLatch stopSignal, FatalErrorHandler onFatalError) {
     if (Help.asked(args)) {
       out.println(USAGE);
       return 0;
     }
-    ChatServer.Builder b = ChatServer.builder().port(3000);
+    ChatServer.Builder b = ChatServer.builder().port(3000).fatalErrorHandler(onFatalError);
     boolean seed = false;
     Duration restartIn = null;
     try {

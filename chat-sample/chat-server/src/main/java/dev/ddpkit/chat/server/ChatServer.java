@@ -15,7 +15,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -85,18 +84,16 @@ public final class ChatServer implements AutoCloseable {
     }
     try {
       Files.createDirectories(cfg.dataDir);
-      ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread th = new Thread(r, threadPrefix + "timer");
-        th.setDaemon(true);
-        return th;
-      });
+      FatalErrors fatal = new FatalErrors(this, cfg.fatalErrorHandler);
+      ScheduledExecutorService t = new GuardedTimer(threadPrefix + "timer", fatal);
       timer = t;
       store = ChatStore.open(cfg.dataDir, threadPrefix + "store", cfg.clock, this::onDurable,
           this::onDurableChanges);
+      store.onWriterError(fatal::reportIfFatal);
       DdpHandler h = new DdpHandler(store, secrets, counters, cfg, t);
       handler = h;
       Endpoint ep = new Endpoint(new InetSocketAddress(cfg.host, cfg.port), cfg.workers,
-          cfg.maxFrameBytes, h, threadPrefix);
+          cfg.maxFrameBytes, h, threadPrefix, fatal);
       ep.setMaxPendingConnections(cfg.listenBacklog);
       h.attach(ep);
       endpoint = ep;
@@ -613,8 +610,19 @@ public final class ChatServer implements AutoCloseable {
     int addressLoginFailures = 20;
     Duration addressLoginWindow = Duration.ofMinutes(1);
     Compatibility compatibility = Compatibility.CURRENT;
+    FatalErrorHandler fatalErrorHandler = FatalErrorHandler.KILL_SERVER;
 
     private Builder() {}
+
+    /**
+     * What to do once a thread of the server meets an {@link Error} such as {@code
+     * OutOfMemoryError} (default {@link FatalErrorHandler#KILL_SERVER}; {@code serve} ends the
+     * process with {@link FatalErrorHandler#haltProcess}).
+     */
+    public Builder fatalErrorHandler(FatalErrorHandler handler) {
+      this.fatalErrorHandler = Objects.requireNonNull(handler, "fatalErrorHandler");
+      return this;
+    }
 
     /**
      * Which Rocket.Chat the server acts as for the catch-up methods (default {@link
@@ -881,6 +889,7 @@ public final class ChatServer implements AutoCloseable {
       b.addressLoginFailures = addressLoginFailures;
       b.addressLoginWindow = addressLoginWindow;
       b.compatibility = compatibility;
+      b.fatalErrorHandler = fatalErrorHandler;
       return b;
     }
 

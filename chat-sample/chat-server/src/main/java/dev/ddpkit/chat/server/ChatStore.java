@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -92,6 +93,8 @@ final class ChatStore {
   private final List<Change> batchChanges = new ArrayList<>();
   /** Journal records of the batch being applied, encoded; writer thread only. */
   private final ByteArrayOutputStream batchRecords = new ByteArrayOutputStream();
+  /** Told about the writer's failure; the server reports an Error to its FatalErrors. */
+  private volatile Consumer<Throwable> onWriterError = t -> { };
   /** Set when a journal write failed: memory may be ahead of the disk, so nothing more is taken. */
   private volatile boolean broken;
 
@@ -120,6 +123,11 @@ final class ChatStore {
     ChatStore s = new ChatStore(dir, threadName, clock, onDurable, onDurableChanges);
     s.writer.start();
     return s;
+  }
+
+  /** Sets who is told when the writer fails (before the first write). */
+  void onWriterError(Consumer<Throwable> listener) {
+    this.onWriterError = Objects.requireNonNull(listener, "listener");
   }
 
   /** Applies a record to memory and queues it for the batch's journal write. */
@@ -384,6 +392,7 @@ final class ChatStore {
       accepting = false;
       log.error("store writer failed; the store takes no more writes", t);
       batch.forEach(op -> op.done.completeExceptionally(t));
+      onWriterError.accept(t);
     } finally {
       failPending();
     }

@@ -31,6 +31,7 @@ final class Endpoint extends WebSocketServer {
 
   private final DdpHandler handler;
   private final String threadPrefix;
+  private final FatalErrors fatalErrors;
   private final CountDownLatch started = new CountDownLatch(1);
   private volatile Exception startFailure;
   private volatile Thread selectorThread;
@@ -44,13 +45,15 @@ final class Endpoint extends WebSocketServer {
   private int acceptsSincePrune; // the selector thread only
 
   Endpoint(InetSocketAddress address, int workers, int maxFrameBytes, DdpHandler handler,
-      String threadPrefix) {
+      String threadPrefix, FatalErrors fatalErrors) {
     super(address, workers,
         List.<Draft>of(new ServerDraft(maxFrameBytes)));
     this.handler = handler;
     this.threadPrefix = threadPrefix;
+    this.fatalErrors = fatalErrors;
     for (int i = 0; i < decoders.size(); i++) {
       decoders.get(i).setName(threadPrefix + "worker-" + (i + 1));
+      decoders.get(i).setUncaughtExceptionHandler(fatalErrors.uncaught());
     }
     setReuseAddr(true); // a restarted server must rebind the same port at once
     setTcpNoDelay(true);
@@ -62,6 +65,8 @@ final class Endpoint extends WebSocketServer {
   void startAndAwait(long timeoutMillis) throws Exception {
     Thread t = new Thread(this, threadPrefix + "selector");
     t.setDaemon(true);
+    // Java-WebSocket's selector loop catches only RuntimeException: an Error ends the thread.
+    t.setUncaughtExceptionHandler(fatalErrors.uncaught());
     selectorThread = t;
     t.start();
     if (!started.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
@@ -190,6 +195,10 @@ final class Endpoint extends WebSocketServer {
 
   @Override
   public void onError(WebSocket conn, Exception ex) {
+    // A worker thread that met an Error reports it here (wrapped), then stops the whole server.
+    if (fatalErrors.reportIfFatal(ex)) {
+      return;
+    }
     if (conn == null) {
       if (started.getCount() > 0) {
         startFailure = ex;

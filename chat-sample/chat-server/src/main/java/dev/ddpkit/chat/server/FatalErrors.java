@@ -1,0 +1,61 @@
+package dev.ddpkit.chat.server;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where every thread of one server reports an {@link Error} it met: the first is handed to the
+ * server's {@link FatalErrorHandler}, later ones only logged. Errors are {@link VirtualMachineError}
+ * (out of memory, stack overflow) and {@link LinkageError}; Java-WebSocket wraps the ones it
+ * catches in its worker threads in an {@code Exception}, so causes are looked at as well.
+ */
+final class FatalErrors {
+  private static final Logger log = LoggerFactory.getLogger(FatalErrors.class);
+
+  private final ChatServer server;
+  private final FatalErrorHandler handler;
+  private final AtomicBoolean reported = new AtomicBoolean();
+
+  FatalErrors(ChatServer server, FatalErrorHandler handler) {
+    this.server = server;
+    this.handler = handler;
+  }
+
+  /** The fatal error {@code t} is or wraps, or {@code null} if there is none. */
+  static Throwable fatalIn(Throwable t) {
+    for (int i = 0; t != null && i < 5; i++, t = t.getCause()) {
+      if (t instanceof VirtualMachineError || t instanceof LinkageError) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  /** Reports {@code t} if it is or wraps a fatal error; returns whether it did. */
+  boolean reportIfFatal(Throwable t) {
+    Throwable fatal = fatalIn(t);
+    if (fatal == null) {
+      return false;
+    }
+    String thread = Thread.currentThread().getName();
+    try {
+      log.error("fatal error in thread {}: {}", thread, fatal.toString());
+    } catch (Throwable ignored) {
+      // the log may need the memory that ran out
+    }
+    if (reported.compareAndSet(false, true)) {
+      handler.onFatalError(server, thread, fatal);
+    }
+    return true;
+  }
+
+  /** For threads the server starts: a fatal error that ends one is reported. */
+  Thread.UncaughtExceptionHandler uncaught() {
+    return (thread, error) -> {
+      if (!reportIfFatal(error)) {
+        log.error("thread {} ended with {}", thread.getName(), error.toString());
+      }
+    };
+  }
+}
