@@ -44,7 +44,9 @@ class NeverEndingMessageFromTheServerTest {
       assertThat(attack.closeCode().get(PATIENCE.toSeconds(), SECONDS)).isEqualTo(1009);
       assertThat(attack.writtenAtClose().get()).as("bytes written when the client closed")
           .isGreaterThan((long) LIMIT).isLessThan(2L * LIMIT);
-      assertThat(c.ddp.stats().lastProtocolError()).contains("size limit");
+      // The client's event loop learns of the close just after the server reads its close frame.
+      eventually().untilAsserted(
+          () -> assertThat(c.ddp.stats().lastProtocolError()).contains("size limit"));
 
       c.awaitConnected(); // the second connection is a calm server
       assertThat(server.served()).isEqualTo(1);
