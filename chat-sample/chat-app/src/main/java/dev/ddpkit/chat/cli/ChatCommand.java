@@ -400,6 +400,10 @@ public final class ChatCommand {
       ObjectNode n = JSON.createObjectNode();
       n.put("event", "message").put("rid", m.rid()).put("id", m.id()).put("user", m.user());
       n.put("text", m.text()).put("ts", m.ts().toEpochMilli());
+      if (m.edited()) {
+        // Edited before this client first showed it: its latest text, once.
+        n.put("editedAt", m.editedAt().toEpochMilli()).put("editedBy", m.editedBy());
+      }
       print(n);
     }
 
@@ -473,7 +477,8 @@ public final class ChatCommand {
     @Override
     public void onMessage(ChatMessage m) {
       remember(m);
-      print(CLOCK.format(m.ts()) + " #" + m.rid() + " <" + m.user() + "> " + m.text());
+      print(CLOCK.format(m.ts()) + " #" + m.rid() + " <" + m.user() + "> " + m.text()
+          + (m.edited() ? " (edited)" : ""));
     }
 
     @Override
