@@ -104,6 +104,12 @@ public final class ChatServer implements AutoCloseable {
       t.scheduleWithFixedDelay(h::heartbeat, tick, tick, TimeUnit.MILLISECONDS);
       t.scheduleWithFixedDelay(ep::flushStalledWrites, WRITE_KICK_MILLIS, WRITE_KICK_MILLIS,
           TimeUnit.MILLISECONDS);
+      ep.maxSocketsPerAddress(cfg.maxSocketsPerAddress);
+      long upgradeNanos = cfg.upgradeTimeout.toNanos();
+      long sweep = Math.max(10, Math.min(1000, cfg.upgradeTimeout.toMillis() / 4));
+      t.scheduleWithFixedDelay(
+          () -> counters.upgradesTimedOut.addAndGet(ep.dropLateUpgrades(upgradeNanos)),
+          sweep, sweep, TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       abortStart();
       throw new IllegalStateException("cannot start the chat server: " + e, e);
@@ -568,7 +574,9 @@ public final class ChatServer implements AutoCloseable {
         counters.heartbeatTimeouts.get(),
         counters.rateLimited.get(),
         counters.acceptsPerSecond(),
-        counters.rejectsPerSecond());
+        counters.rejectsPerSecond(),
+        counters.socketsRefusedPerAddress.get(),
+        counters.upgradesTimedOut.get());
   }
 
   @Override
@@ -611,8 +619,34 @@ public final class ChatServer implements AutoCloseable {
     Duration addressLoginWindow = Duration.ofMinutes(1);
     Compatibility compatibility = Compatibility.CURRENT;
     FatalErrorHandler fatalErrorHandler = FatalErrorHandler.KILL_SERVER;
+    Duration upgradeTimeout = Duration.ofSeconds(5);
+    int maxSocketsPerAddress = 0;
 
     private Builder() {}
+
+    /**
+     * How long an accepted socket may take to complete its HTTP upgrade before it is dropped
+     * (default 5 s). Once upgraded, a WebSocket has the heartbeat's time to send DDP {@code
+     * connect}; before, nothing else would ever close it.
+     */
+    public Builder upgradeTimeout(Duration timeout) {
+      this.upgradeTimeout = positive("upgradeTimeout", timeout);
+      return this;
+    }
+
+    /**
+     * The most sockets one IP address may hold open, upgraded or not (default 0: no cap, since a
+     * test or a benchmark on loopback is one address). Past it a WebSocket
+     * is closed with 1013, a reason that says so and {@code retry-after}; past twice the cap a
+     * socket is dropped when accepted, before its upgrade.
+     */
+    public Builder maxSocketsPerAddress(int max) {
+      if (max < 0) {
+        throw new IllegalArgumentException("maxSocketsPerAddress must be >= 0: " + max);
+      }
+      this.maxSocketsPerAddress = max;
+      return this;
+    }
 
     /**
      * What to do once a thread of the server meets an {@link Error} such as {@code
@@ -890,6 +924,8 @@ public final class ChatServer implements AutoCloseable {
       b.addressLoginWindow = addressLoginWindow;
       b.compatibility = compatibility;
       b.fatalErrorHandler = fatalErrorHandler;
+      b.upgradeTimeout = upgradeTimeout;
+      b.maxSocketsPerAddress = maxSocketsPerAddress;
       return b;
     }
 

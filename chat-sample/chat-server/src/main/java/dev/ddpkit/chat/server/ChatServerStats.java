@@ -26,6 +26,10 @@ import java.util.TreeMap;
  *     DDP rate limits (failed-login limits not included)
  * @param acceptsPerSecond accepted connections per epoch second (last hour)
  * @param rejectsPerSecond connections rejected with 1013 per epoch second (last hour)
+ * @param socketsRefusedPerAddress WebSockets closed with 1013 because their address held its cap
+ *     of open sockets ({@link ChatServer.Builder#maxSocketsPerAddress})
+ * @param upgradesTimedOut sockets dropped because they did not complete the HTTP upgrade in time
+ *     ({@link ChatServer.Builder#upgradeTimeout})
  */
 public record ChatServerStats(
     long connectionsOpened,
@@ -43,7 +47,9 @@ public record ChatServerStats(
     long heartbeatTimeouts,
     long rateLimited,
     SortedMap<Long, Integer> acceptsPerSecond,
-    SortedMap<Long, Integer> rejectsPerSecond) {
+    SortedMap<Long, Integer> rejectsPerSecond,
+    long socketsRefusedPerAddress,
+    long upgradesTimedOut) {
 
   /** Copies the maps so the snapshot stays immutable. */
   public ChatServerStats {

@@ -19,6 +19,8 @@ final class Counters {
   final AtomicLong acknowledgementsLost = new AtomicLong();
   final AtomicLong heartbeatTimeouts = new AtomicLong();
   final AtomicLong rateLimited = new AtomicLong();
+  final AtomicLong socketsRefusedPerAddress = new AtomicLong();
+  final AtomicLong upgradesTimedOut = new AtomicLong();
   private final TreeMap<Long, Integer> acceptsPerSecond = new TreeMap<>();
   private final TreeMap<Long, Integer> rejectsPerSecond = new TreeMap<>();
 

@@ -82,6 +82,11 @@ final class DdpHandler {
 
   // ------------------------------------------------------------------ socket events
 
+  /** Counts a WebSocket the endpoint closed at once for its address's socket cap. */
+  void refusedOverAddressCap() {
+    counters.socketsRefusedPerAddress.incrementAndGet();
+  }
+
   void opened(WebSocket conn) {
     arrivals.opened(conn);
   }

@@ -4,8 +4,6 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.java_websocket.WebSocket;
@@ -28,6 +26,8 @@ import org.slf4j.LoggerFactory;
 final class Endpoint extends WebSocketServer {
   private static final Logger log = LoggerFactory.getLogger(Endpoint.class);
   static final String PATH = "/websocket";
+  /** The appointment given to a socket refused for its address's cap. */
+  static final long ADDRESS_CAP_RETRY_AFTER_MILLIS = 5_000;
 
   private final DdpHandler handler;
   private final String threadPrefix;
@@ -35,14 +35,13 @@ final class Endpoint extends WebSocketServer {
   private final CountDownLatch started = new CountDownLatch(1);
   private volatile Exception startFailure;
   private volatile Thread selectorThread;
-  /** How many accepts between two sweeps of closed sockets out of {@link #accepted}. */
+  /** How many accepts between two sweeps of closed sockets out of {@link #open}. */
   private static final int PRUNE_EVERY = 256;
-  /**
-   * Every socket accepted and not known to be closed, upgraded or not: Java-WebSocket's own list
-   * holds only the upgraded ones. Swept of closed sockets every {@link #PRUNE_EVERY} accepts.
-   */
-  private final Set<WebSocket> accepted = ConcurrentHashMap.newKeySet();
+  /** Every socket accepted and not known to be closed, upgraded or not, by address. */
+  private final OpenSockets open = new OpenSockets();
   private int acceptsSincePrune; // the selector thread only
+  /** The most sockets one address may hold open, 0 for no cap. */
+  private volatile int maxSocketsPerAddress;
 
   Endpoint(InetSocketAddress address, int workers, int maxFrameBytes, DdpHandler handler,
       String threadPrefix, FatalErrors fatalErrors) {
@@ -131,8 +130,30 @@ final class Endpoint extends WebSocketServer {
 
   /** Accepted sockets open now, upgraded or not. */
   int acceptedSockets() {
-    accepted.removeIf(WebSocket::isClosed);
-    return accepted.size();
+    return open.size();
+  }
+
+  /** Sets the per-address cap on open sockets (0: none). */
+  void maxSocketsPerAddress(int max) {
+    this.maxSocketsPerAddress = max;
+  }
+
+  /**
+   * Drops the sockets accepted more than {@code deadlineNanos} ago whose HTTP upgrade has not
+   * completed: each holds a file descriptor, and a WebSocket gets a deadline for its DDP {@code
+   * connect} only once upgraded. Returns how many it dropped. Called by the server's timer.
+   */
+  int dropLateUpgrades(long deadlineNanos) {
+    List<WebSocket> late = open.notUpgradedSince(System.nanoTime() - deadlineNanos);
+    for (WebSocket c : late) {
+      Liveness.dropAbruptly(c);
+      open.remove(c);
+    }
+    if (!late.isEmpty()) {
+      log.debug("dropped {} sockets that did not complete the upgrade in {} ms", late.size(),
+          TimeUnit.NANOSECONDS.toMillis(deadlineNanos));
+    }
+    return late.size();
   }
 
   /**
@@ -141,12 +162,12 @@ final class Endpoint extends WebSocketServer {
    * client waiting for an answer until its connect timeout.
    */
   void dropLeftovers() {
-    for (WebSocket c : accepted) {
+    for (WebSocket c : open.all()) {
       if (!c.isClosed()) {
         Liveness.dropAbruptly(c);
       }
     }
-    accepted.clear();
+    open.clear();
   }
 
   @Override
@@ -154,15 +175,20 @@ final class Endpoint extends WebSocketServer {
     // Called by the selector thread for every socket it accepts, before any upgrade is read.
     if (++acceptsSincePrune >= PRUNE_EVERY) {
       acceptsSincePrune = 0;
-      accepted.removeIf(WebSocket::isClosed);
+      open.prune();
     }
-    accepted.add(conn);
+    int fromAddress = open.add(conn, System.nanoTime());
+    int cap = maxSocketsPerAddress;
+    if (cap > 0 && fromAddress > 2 * cap) {
+      // Far past the cap: not worth an upgrade to say so (those within twice the cap are told).
+      Liveness.dropAbruptly(conn);
+    }
     super.allocateBuffers(conn);
   }
 
   @Override
   protected void releaseBuffers(WebSocket conn) throws InterruptedException {
-    accepted.remove(conn);
+    open.remove(conn);
     super.releaseBuffers(conn);
   }
 
@@ -174,12 +200,20 @@ final class Endpoint extends WebSocketServer {
 
   @Override
   public void onOpen(WebSocket conn, ClientHandshake handshake) {
+    int cap = maxSocketsPerAddress;
+    int fromAddress = open.from(OpenSockets.addressOf(conn));
+    if (cap > 0 && fromAddress > cap) {
+      handler.refusedOverAddressCap();
+      conn.close(CloseFrame.TRY_AGAIN_LATER, "too many sockets from this address: " + fromAddress
+          + " open, the cap is " + cap + "; retry-after=" + ADDRESS_CAP_RETRY_AFTER_MILLIS);
+      return;
+    }
     handler.opened(conn);
   }
 
   @Override
   public void onClose(WebSocket conn, int code, String reason, boolean remote) {
-    accepted.remove(conn);
+    open.remove(conn);
     handler.closed(conn, code, remote);
   }
 
