@@ -5,7 +5,9 @@ import dev.ddpkit.ddp.protocol.DdpMessage;
 import dev.ddpkit.ddp.protocol.MethodError;
 import dev.ddpkit.reconnect.Cancellable;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +24,12 @@ final class Calls {
   private final ClientMessages out;
   private final int maxQueued;
   private final MethodQueue methods = new MethodQueue();
+  /**
+   * Calls on the wire at the last drop, re-sent in the resumed session: the server may answer
+   * both copies (the first in its replay), and the second answer is expected, not an error.
+   */
+  private final Set<String> answeredTwice = new HashSet<>();
+  private final Set<String> onWireAtDrop = new HashSet<>();
 
   Calls(ClientEngine engine, String name, ClientMessages out, int maxQueued) {
     this.engine = engine;
@@ -68,7 +76,14 @@ final class Calls {
   boolean onResult(DdpMessage.Result r) {
     PendingCall c = methods.takeSent(r.id());
     if (c == null) {
+      if (answeredTwice.remove(r.id())) {
+        log.debug("{}: <- result id={} again (sent before and after the resume)", name, r.id());
+        return true;
+      }
       return false;
+    }
+    if (onWireAtDrop.remove(c.id)) {
+      answeredTwice.add(c.id); // the other copy's answer may follow
     }
     send(); // the next block, if this result ended the first one
     MethodError e = r.error();
@@ -134,7 +149,19 @@ final class Calls {
 
   /** The connection is lost: returns the noRetry calls on the wire, which fail; others wait. */
   List<PendingCall> connectionLost() {
-    return methods.connectionLost();
+    onWireAtDrop.clear();
+    answeredTwice.clear();
+    onWireAtDrop.addAll(methods.onWire());
+    List<PendingCall> failed = methods.connectionLost();
+    for (PendingCall c : failed) {
+      onWireAtDrop.remove(c.id);
+    }
+    return failed;
+  }
+
+  /** A new session: a result can only come for what is sent in it. */
+  void newSession() {
+    onWireAtDrop.clear();
   }
 
   /** Fails {@code alreadyRemoved} and every queued call with {@code ex}. */

@@ -57,6 +57,7 @@ final class ClientEngine {
   private final Resync resync;
   private final Inbound inbound;
   private final StatusTracker tracker;
+  final SessionResumption resumption;
   final Dialer dialer;
 
   private volatile EngineState state = EngineState.IDLE;
@@ -82,6 +83,7 @@ final class ClientEngine {
         this::maybeFinishResync);
     this.heartbeat = new Heartbeat(this, name, config.ticker(), config.heartbeatInterval(),
         config.heartbeatTimeout(), out, counters);
+    this.resumption = new SessionResumption(config.sessionResumption(), mapper);
     this.inbound = new Inbound(this, config, mapper, out, counters);
     this.dialer = new Dialer(this, config, transports, loop, retired, out, inbound);
     this.tracker = new StatusTracker(name, manager, config.clock(), listeners);
@@ -186,6 +188,9 @@ final class ClientEngine {
     Connection ended = null;
     if (prev.hasConnection() && !next.hasConnection()) {
       ended = conn;
+      if (next == EngineState.CLOSED && prev.isConnected() && resumption.enabled()) {
+        send(out.disconnect()); // on purpose: the server need not hold the session for us
+      }
       conn = null;
       ended.close(cause.sendCode(), cause.sendReason());
       heartbeat.stop();
@@ -272,6 +277,7 @@ final class ClientEngine {
   /** A failure for good: nothing more will be tried until {@link #start()}. */
   void fail(String reason, boolean stopManager) {
     failure = reason;
+    resumption.forget();
     log.warn("{}: giving up: {}", name, reason);
     if (stopManager) {
       manager.stop(); // before the FAILED status: a listener may connect() again at once
@@ -285,16 +291,25 @@ final class ClientEngine {
   /** DDP {@code connected} on the current socket. */
   void onConnected(String newSession) {
     Connection c = conn;
-    dialer.connected(newSession);
+    dialer.connected();
     boolean reconnect = everConnected;
+    boolean resumed = resumption.connected(newSession) && reconnect;
     everConnected = true;
+    if (resumed) {
+      onResumed(c);
+      return;
+    }
+    tracker.sessionResumed(false);
+    data.sessionResumed(false);
+    subs.newSession();
+    calls.newSession();
     transitionTo(reconnect ? EngineState.RESYNCING : EngineState.CONNECTED, null);
     log.info("{}: connected (DDP {})", name, dialer.version());
     c.attempt().opened();
     // A listener or hook that closes the client or reports to the manager only queues that: the
     // connection stays as it is until this task has sent what it must.
     listeners.tellEach(listeners.connection, "connection listener",
-        l -> l.onConnected(reconnect));
+        l -> l.onConnected(reconnect, false));
     heartbeat.start(c, dialer.version());
     if (!reconnect) {
       // First connection: what was queued goes out in the order the user asked, calls first (a
@@ -322,6 +337,29 @@ final class ClientEngine {
     calls.send();
     r.collecting = false;
     maybeFinishResync();
+  }
+
+  /**
+   * The server resumed our session: it still runs our subscriptions and replays what it queued
+   * while we were away, in order. So no hook runs (the session is still logged in), no
+   * subscription is sent again and the collections stay; only what changed on our side while
+   * offline goes out: the unsubs, the new subscriptions, the calls (by the rules of any
+   * reconnect: re-sent unless noRetry, which failed at the drop).
+   */
+  private void onResumed(Connection c) {
+    tracker.sessionResumed(true);
+    data.sessionResumed(true);
+    transitionTo(EngineState.CONNECTED, null);
+    log.info("{}: resumed the session (DDP {})", name, dialer.version());
+    c.attempt().opened();
+    listeners.tellEach(listeners.connection, "connection listener",
+        l -> l.onConnected(true, true));
+    heartbeat.start(c, dialer.version());
+    counters.reconnects.incrementAndGet();
+    counters.resumes.incrementAndGet();
+    resync.resumed();
+    subs.resumed();
+    calls.send();
   }
 
   // ---- the user's requests ----

@@ -44,7 +44,7 @@ record ClientParts(
         new ClientEngine(
             new EngineConfig(name, b.url, b.scheduler, ticker, b.clock,
                 b.heartbeatInterval, b.heartbeatTimeout, b.connectTimeout, b.resyncTimeout,
-                b.maxQueuedCalls, b.maxFrameBytes, b.strictProtocol),
+                b.maxQueuedCalls, b.maxFrameBytes, b.strictProtocol, b.sessionResumption),
             manager, transports, loop, b.mapper, b.statusListeners);
     engine.listeners.connection.addAll(b.connectionListeners);
     return new ClientParts(name, manager, loop, engine, new LoopTimers(b.scheduler, loop::execute),

@@ -17,6 +17,18 @@ public interface ConnectionListener {
   default void onConnected(boolean reconnect) {}
 
   /**
+   * A socket reached DDP {@code connected}, resuming the session of the one before or not. The
+   * default calls {@link #onConnected(boolean)}. A resumed session runs no reconnect hook and
+   * sends no subscription again.
+   *
+   * @param reconnect {@code false} for the client's first connection, {@code true} afterwards
+   * @param resumed whether the server resumed the session (DDP session resumption)
+   */
+  default void onConnected(boolean reconnect, boolean resumed) {
+    onConnected(reconnect);
+  }
+
+  /**
    * A connection that had reached {@code connected} is gone: lost, dropped by the heartbeat,
    * closed by the server, given up, or closed by {@link DdpClient#close()}.
    *

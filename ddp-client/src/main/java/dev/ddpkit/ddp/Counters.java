@@ -13,12 +13,13 @@ final class Counters {
   final AtomicLong reconnects = new AtomicLong();
   final AtomicLong heartbeatTimeouts = new AtomicLong();
   final AtomicLong connectTimeouts = new AtomicLong();
+  final AtomicLong resumes = new AtomicLong();
   volatile String lastProtocolError = "";
 
   DdpStats snapshot() {
     return new DdpStats(
         framesIn.get(), framesOut.get(), protocolErrors.get(), serverErrors.get(), reconnects.get(),
         heartbeatTimeouts.get(), connectTimeouts.get(), lastProtocolError, deviations.get(),
-        protocolDrops.get());
+        protocolDrops.get(), resumes.get());
   }
 }

@@ -24,6 +24,12 @@ final class DataRouter {
   // Declared as a Map: ConcurrentHashMap.keySet() returns a type Android's API does not have.
   private final Map<String, CopyOnWriteArrayList<StreamListener>> streams =
       new ConcurrentHashMap<>();
+  /**
+   * In a resumed session, an {@code added} for a document the store holds is merged as a change:
+   * a replayed message may arrive after newer ones (Meteor 3.5.0), and replacing the document
+   * with its older whole would drop the fields changed since. Loop only.
+   */
+  private boolean mergeHeldAdded;
 
   DataRouter(String name) {
     this.name = name;
@@ -37,6 +43,11 @@ final class DataRouter {
   /** The stores, for the resync (loop only). */
   Map<String, LocalCollection> collections() {
     return collections;
+  }
+
+  /** A resumed session ({@code true}) or a new one: how an {@code added} for a held doc is read. */
+  void sessionResumed(boolean resumed) {
+    mergeHeldAdded = resumed;
   }
 
   /** Whether {@code collection} is an event stream now. */
@@ -81,9 +92,10 @@ final class DataRouter {
     LocalCollection c = collection(d.collection());
     List<Runnable> events;
     if (d instanceof DdpMessage.Added a) {
-      events = c.added(a.id(), a.fields());
+      events = mergeHeldAdded ? c.addedOrMerged(a.id(), a.fields()) : c.added(a.id(), a.fields());
     } else if (d instanceof DdpMessage.AddedBefore a) {
-      events = c.added(a.id(), a.fields()); // ordering is not kept: an unordered store
+      // ordering is not kept: an unordered store
+      events = mergeHeldAdded ? c.addedOrMerged(a.id(), a.fields()) : c.added(a.id(), a.fields());
     } else if (d instanceof DdpMessage.Changed ch) {
       events = c.changed(ch.id(), ch.fields(), ch.cleared());
     } else if (d instanceof DdpMessage.Removed r) {

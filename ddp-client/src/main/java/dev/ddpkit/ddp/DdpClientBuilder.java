@@ -53,6 +53,7 @@ public final class DdpClientBuilder {
   TransportFactory transportFactory;
   Executor executor;
   boolean strictProtocol;
+  boolean sessionResumption = true;
   Clock clock = Clock.systemUTC();
   ObjectMapper mapper = DEFAULT_MAPPER;
 
@@ -223,6 +224,22 @@ public final class DdpClientBuilder {
    */
   public DdpClientBuilder strictProtocol(boolean strict) {
     this.strictProtocol = strict;
+    return this;
+  }
+
+  /**
+   * Whether to resume the DDP session after an unexpected drop, where the server allows it (Meteor
+   * 3.5's session resumption; default {@code true}). The {@code connect} after a drop then names
+   * the last session and the count of frames received in it; a server that still holds that
+   * session answers with the same id and replays what it queued, and the client goes on as if the
+   * socket had never dropped: no reconnect hooks (no login), no subscription sent again, the
+   * collections kept, the calls unanswered at the drop handled as after any reconnect. Any other
+   * answer is a new session, recovered as always. {@link DdpClient#close()} says {@code
+   * disconnect} first, so the server lets the session go at once. Servers without resumption
+   * ignore the extra fields. {@code false}: neither is sent, and every reconnect is a new session.
+   */
+  public DdpClientBuilder sessionResumption(boolean resume) {
+    this.sessionResumption = resume;
     return this;
   }
 

@@ -19,6 +19,8 @@ import java.util.Objects;
  *     errors
  * @param protocolDrops connections the client dropped for a protocol error (a frame over the size
  *     limit, a {@code connected} in the middle of a session, any invalid frame in strict mode)
+ * @param resumes reconnects that resumed the session (DDP session resumption): counted in {@code
+ *     reconnects} too
  */
 public record DdpStats(
     long framesIn,
@@ -30,9 +32,18 @@ public record DdpStats(
     long connectTimeouts,
     String lastProtocolError,
     long deviations,
-    long protocolDrops) {
+    long protocolDrops,
+    long resumes) {
   /** Validates the components. */
   public DdpStats {
     Objects.requireNonNull(lastProtocolError, "lastProtocolError");
+  }
+
+  /** Counters of a client that resumed no session. */
+  public DdpStats(long framesIn, long framesOut, long protocolErrors, long serverErrors,
+      long reconnects, long heartbeatTimeouts, long connectTimeouts, String lastProtocolError,
+      long deviations, long protocolDrops) {
+    this(framesIn, framesOut, protocolErrors, serverErrors, reconnects, heartbeatTimeouts,
+        connectTimeouts, lastProtocolError, deviations, protocolDrops, 0);
   }
 }

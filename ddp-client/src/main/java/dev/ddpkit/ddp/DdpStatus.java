@@ -18,8 +18,12 @@ import java.util.Objects;
  * @param retryTime when the next retry is due (wall clock), or {@code null} if none is scheduled
  * @param reason why the client is not connected ("closed 1006", "heartbeat timeout", ...), empty
  *     when connected
+ * @param resumed whether the current connection resumed the session of the one before (DDP
+ *     session resumption: nothing was sent again, the collections were kept); {@code false} when
+ *     not connected, on the first connection and after a reconnect that began a new session
  */
-public record DdpStatus(State state, int attempt, Instant retryTime, String reason) {
+public record DdpStatus(State state, int attempt, Instant retryTime, String reason,
+    boolean resumed) {
 
   /** Connection states, as in Meteor's {@code status()}. */
   public enum State {
@@ -42,6 +46,21 @@ public record DdpStatus(State state, int attempt, Instant retryTime, String reas
     if (attempt < 0) {
       throw new IllegalArgumentException("attempt must not be negative: " + attempt);
     }
+    if (resumed && state != State.CONNECTED) {
+      throw new IllegalArgumentException("only a connected status can be resumed: " + state);
+    }
+  }
+
+  /** A status of a connection that did not resume a session (or of no connection). */
+  public DdpStatus(State state, int attempt, Instant retryTime, String reason) {
+    this(state, attempt, retryTime, reason, false);
+  }
+
+  /** This status, saying whether the connection resumed its session. */
+  public DdpStatus withResumed(boolean resumed) {
+    return resumed == this.resumed
+        ? this
+        : new DdpStatus(state, attempt, retryTime, reason, resumed);
   }
 
   /**

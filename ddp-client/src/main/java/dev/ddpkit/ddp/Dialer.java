@@ -34,7 +34,6 @@ final class Dialer {
   private Cancellable connectTimer;
   private String version = ClientEngine.SUPPORTED_VERSIONS.get(0);
   private int negotiations;
-  private String session;
 
   Dialer(ClientEngine engine, EngineConfig config, TransportFactory transports, EventLoop loop,
       RetiredTransports retired, ClientMessages out, Inbound inbound) {
@@ -55,10 +54,9 @@ final class Dialer {
     return version;
   }
 
-  /** DDP {@code connected}: the connect timeout ends; the session is kept for the next dial. */
-  void connected(String newSession) {
+  /** DDP {@code connected}: the connect timeout ends. */
+  void connected() {
     connectTimer.cancel();
-    session = newSession;
   }
 
   /** The call of the manager to dial: a new socket for {@code attempt}. */
@@ -101,7 +99,9 @@ final class Dialer {
     public void onOpen() {
       if (engine.state() == EngineState.DIALING) {
         engine.transitionTo(EngineState.HANDSHAKE, null);
-        engine.send(out.connect(version, ClientEngine.SUPPORTED_VERSIONS, session));
+        SessionResumption r = engine.resumption;
+        engine.send(out.connect(version, ClientEngine.SUPPORTED_VERSIONS, r.offeredSession(),
+            r.offeredCount()));
       }
     }
 

@@ -19,4 +19,5 @@ record EngineConfig(
     Duration resyncTimeout,
     int maxQueuedCalls,
     int maxFrameBytes,
-    boolean strictProtocol) {}
+    boolean strictProtocol,
+    boolean sessionResumption) {}

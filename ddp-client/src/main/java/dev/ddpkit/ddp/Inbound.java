@@ -59,6 +59,7 @@ final class Inbound {
     } else {
       m = parser.read(text); // a frame that is not DDP comes back as Invalid, dropped below
     }
+    engine.resumption.received(m, text);
     handle(m);
   }
 
@@ -85,6 +86,7 @@ final class Inbound {
     } else {
       m = parser.read(utf8, offset, length);
     }
+    engine.resumption.received(m, utf8, offset, length);
     handle(m);
   }
 
@@ -189,6 +191,7 @@ final class Inbound {
   private void protocolError(String what, int closeCode) {
     countProtocolError(what);
     counters.protocolDrops.incrementAndGet();
+    engine.resumption.forget(); // what the server holds for us no longer matches what we hold
     engine.transitionTo(EngineState.WAITING, new ClientEngine.Cause(
         closeCode, "protocol error: " + what, closeCode, "protocol error"));
   }

@@ -79,6 +79,14 @@ final class LocalCollection implements DdpCollection {
     return d.isEmpty() ? List.of() : List.of(() -> fireChanged(id, d));
   }
 
+  /** An {@code added} in a resumed session: a new document, or for a held one a change. */
+  List<Runnable> addedOrMerged(String id, ObjectNode fields) {
+    if (docs.containsKey(id)) {
+      return changed(id, fields, List.of());
+    }
+    return added(id, fields);
+  }
+
   /** A {@code changed}; returns {@code null} if the document is unknown. */
   List<Runnable> changed(String id, ObjectNode fields, List<String> cleared) {
     ObjectNode before = docs.get(id);

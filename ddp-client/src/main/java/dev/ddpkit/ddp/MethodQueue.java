@@ -86,6 +86,19 @@ final class MethodQueue {
     return true;
   }
 
+  /** Returns the ids of the calls on the wire (sent, no result yet). */
+  List<String> onWire() {
+    List<String> out = new ArrayList<>();
+    for (Block b : blocks) {
+      for (PendingCall c : b.calls) {
+        if (c.sent) {
+          out.add(c.id);
+        }
+      }
+    }
+    return out;
+  }
+
   /** Returns how many calls are waiting to be sent. */
   int unsent() {
     int n = 0;

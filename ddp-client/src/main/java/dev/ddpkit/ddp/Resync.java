@@ -62,6 +62,13 @@ final class Resync {
     }
   }
 
+  /** The session resumed: the collections are what the server holds for it; nothing to swap. */
+  void resumed() {
+    current = null;
+    stale = false;
+    announce();
+  }
+
   /** A reconnect: starts a resync, timed out on {@code c}'s clock. */
   ResyncState begin(Connection c) {
     ResyncState r = new ResyncState();

@@ -22,6 +22,8 @@ final class StatusTracker {
   private volatile DdpStatus status;
   private ReconnectStatus lastManager;
   private Instant lastRetryTime;
+  /** Whether the current connection resumed its session (shown while connected). */
+  private boolean resumed;
 
   StatusTracker(String name, ReconnectionManager manager, Clock clock, Listeners listeners) {
     this.name = name;
@@ -60,9 +62,15 @@ final class StatusTracker {
     return true;
   }
 
+  /** The current connection resumed its session, or began a new one. */
+  void sessionResumed(boolean resumedNow) {
+    this.resumed = resumedNow;
+  }
+
   /** Recomputes the status; {@code failure} is the reason of a failure for good, or null. */
   void refresh(boolean connected, String failure) {
-    set(StatusMapping.map(lastManager, lastRetryTime, connected, false, failure));
+    DdpStatus next = StatusMapping.map(lastManager, lastRetryTime, connected, false, failure);
+    set(next.withResumed(resumed && next.state() == DdpStatus.State.CONNECTED));
   }
 
   /** The client was closed: the last status. */

@@ -16,7 +16,7 @@ final class SubscriptionImpl implements Subscription {
   /** Ready, and no connection lost since (cleared on a loss, set again by the resync's ready). */
   private volatile boolean current;
   private volatile boolean stopped;
-  /** Sent on the current connection (event loop only). */
+  /** Sent in the current server session (event loop only). */
   boolean sent;
 
   SubscriptionImpl(String id, String name, ArrayNode params, Consumer<SubscriptionImpl> stopper) {
@@ -71,6 +71,13 @@ final class SubscriptionImpl implements Subscription {
       isReady = true;
       current = true;
       ready.complete(null);
+    }
+  }
+
+  /** The session resumed: a subscription that was ready shows current data again. */
+  void markCurrentIfReady() {
+    if (isReady && !stopped) {
+      current = true;
     }
   }
 

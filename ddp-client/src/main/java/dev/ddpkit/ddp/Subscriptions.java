@@ -21,6 +21,8 @@ final class Subscriptions {
   private final String name;
   private final ClientMessages out;
   private final LinkedHashMap<String, SubscriptionImpl> subs = new LinkedHashMap<>();
+  /** Ids of subscriptions of this session stopped while offline: a resumed session unsubs them. */
+  private final List<String> unsubsWhileOffline = new ArrayList<>();
 
   Subscriptions(ClientEngine engine, String name, ClientMessages out) {
     this.engine = engine;
@@ -36,7 +38,10 @@ final class Subscriptions {
     }
   }
 
-  /** {@link Subscription#stop()}: forgets it, and tells the server if it was sent. */
+  /**
+   * {@link Subscription#stop()}: forgets it, and tells the server if it was sent in this session:
+   * now, or, while offline, once the session is resumed (the server still runs it then).
+   */
   void stop(SubscriptionImpl s) {
     if (!subs.remove(s.id(), s)) {
       return;
@@ -45,6 +50,8 @@ final class Subscriptions {
         new DdpException("subscription " + s.name() + " was stopped before it was ready"));
     if (s.sent && engine.state().isConnected()) {
       engine.send(out.unsub(s.id()));
+    } else if (s.sent) {
+      unsubsWhileOffline.add(s.id());
     }
     ResyncState r = engine.resyncState();
     if (r != null) {
@@ -116,16 +123,41 @@ final class Subscriptions {
     return subs.get(s.id()) == s;
   }
 
-  /** The connection is lost: every subscription is to be sent again, and stale till then. */
+  /** The connection is lost: every subscription is stale until the session resumes or resyncs. */
   void connectionLost() {
     for (SubscriptionImpl s : subs.values()) {
-      s.sent = false;
       s.markStale();
     }
   }
 
+  /** A new session: the server has none of them; every subscription is to be sent again. */
+  void newSession() {
+    unsubsWhileOffline.clear();
+    for (SubscriptionImpl s : subs.values()) {
+      s.sent = false;
+    }
+  }
+
+  /**
+   * The session resumed: the server still runs every subscription sent in it. Those stopped
+   * while offline are unsubscribed now (else they would stream on), the ready ones are current
+   * again, and those made while offline are sent.
+   */
+  void resumed() {
+    for (String id : unsubsWhileOffline) {
+      log.debug("{}: -> unsub id={} (stopped while offline)", name, id);
+      engine.send(out.unsub(id));
+    }
+    unsubsWhileOffline.clear();
+    for (SubscriptionImpl s : subs.values()) {
+      s.markCurrentIfReady();
+    }
+    sendUnsent();
+  }
+
   /** Ends every subscription with {@code ex}. */
   void failAll(DdpException ex) {
+    unsubsWhileOffline.clear();
     List<SubscriptionImpl> all = new ArrayList<>(subs.values());
     subs.clear();
     for (SubscriptionImpl s : all) {

@@ -55,7 +55,7 @@ class BadFramesTest {
       assertThat(s1.closedByClient()).isTrue();
       assertThat(failure(once, DdpMethodException.class).error()).isEqualTo("invocation-failed");
       h.redial();
-      ServerEnd s2 = h.handshake(Harness.connectWithSession("s1"), "s2");
+      ServerEnd s2 = h.handshake(Harness.connectNamingSession("s1") /* a protocol drop: no resume */, "s2");
       s2.expect(
           "{'msg':'sub','id':'" + sub.id() + "','name':'feed','params':[]}",
           "{'msg':'method','method':'retried','params':[],'id':'1'}");

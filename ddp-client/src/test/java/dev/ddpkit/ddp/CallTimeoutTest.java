@@ -95,7 +95,7 @@ class CallTimeoutTest {
       h.time.advance(Duration.ofSeconds(5)); // the redial is due at 1 s but not opened yet
       failure(call, DdpTimeoutException.class);
 
-      h.handshake(Harness.connectWithSession("s1"), "s2").expectNothing();
+      h.handshake(h.connectWithSession("s1"), "s2").expectNothing();
 
       assertThat(h.client.isResyncing()).isFalse();
     }

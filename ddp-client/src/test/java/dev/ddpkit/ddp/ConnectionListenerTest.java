@@ -62,7 +62,7 @@ class ConnectionListenerTest {
       assertThat(events.seen.get(1)).startsWith("disconnected 1006");
 
       h.redial();
-      h.handshake(Harness.connectWithSession("s1"), "s2");
+      h.handshake(h.connectWithSession("s1"), "s2");
       h.client.close();
       assertThat(events.seen).containsExactly(events.seen.get(0), events.seen.get(1),
           "reconnected", "disconnected 1000 client closed");

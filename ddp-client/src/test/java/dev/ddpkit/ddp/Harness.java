@@ -30,6 +30,8 @@ final class Harness implements AutoCloseable {
   final List<DdpStatus> statuses = new CopyOnWriteArrayList<>();
   final ReconnectionManager manager;
   final DdpClient client;
+  /** The end that last said {@code connected}: its count is what a reconnect offers. */
+  private ServerEnd sessionEnd;
 
   Harness() {
     this(b -> {});
@@ -69,6 +71,7 @@ final class Harness implements AutoCloseable {
     ServerEnd end = net.last();
     end.open().expect(expectedConnect);
     end.send("{'msg':'connected','session':'" + session + "'}");
+    sessionEnd = end;
     return end;
   }
 
@@ -82,14 +85,31 @@ final class Harness implements AutoCloseable {
     return net.last();
   }
 
-  /** The connection drops, 1 s passes, the client redials with its last session. */
+  /**
+   * The connection drops, 1 s passes, the client redials with its last session and the count of
+   * frames received in it, and the server begins {@code newSession}.
+   */
   ServerEnd dropAndReconnect(ServerEnd old, String oldSession, String newSession) {
     old.closeFromServer(1006, "");
     redial();
     return handshake(connectWithSession(oldSession), newSession);
   }
 
-  static String connectWithSession(String session) {
+  /**
+   * The {@code connect} asking to resume {@code session}, with the count of the frames the server
+   * sent on the last connection that said {@code connected} (a new session there).
+   */
+  String connectWithSession(String session) {
+    return connectWithSession(session, sessionEnd.sentCount());
+  }
+
+  static String connectWithSession(String session, long receivedCount) {
+    return "{'msg':'connect','version':'1','support':['1','pre2','pre1'],'session':'" + session
+        + "','receivedCount':" + receivedCount + "}";
+  }
+
+  /** The {@code connect} naming {@code session} without asking to resume it. */
+  static String connectNamingSession(String session) {
     return "{'msg':'connect','version':'1','support':['1','pre2','pre1'],'session':'" + session
         + "'}";
   }

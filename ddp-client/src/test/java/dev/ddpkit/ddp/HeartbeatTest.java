@@ -67,7 +67,7 @@ class HeartbeatTest {
       assertThat(h.net.count()).isEqualTo(2);
       assertThat(h.client.status().state()).isEqualTo(DdpStatus.State.CONNECTING);
       assertThat(h.manager.status().attempt()).isEqualTo(1);
-      h.handshake(Harness.connectWithSession("s1"), "s2");
+      h.handshake(h.connectWithSession("s1"), "s2");
       assertThat(h.client.status().connected()).isTrue();
     }
   }

@@ -77,7 +77,7 @@ class ReconnectTest {
       DdpMethodException e = failure(once, DdpMethodException.class);
       assertThat(e.error()).isEqualTo(DdpMethodException.INVOCATION_FAILED);
       h.redial();
-      h.handshake(Harness.connectWithSession("s1"), "s2").expectNothing();
+      h.handshake(h.connectWithSession("s1"), "s2").expectNothing();
     }
   }
 
@@ -206,7 +206,7 @@ class ReconnectTest {
       h.client.call("third");
       h.redial();
 
-      h.handshake(Harness.connectWithSession("s1"), "s2")
+      h.handshake(h.connectWithSession("s1"), "s2")
           .expect(
               "{'msg':'method','method':'first','params':[],'id':'1'}",
               "{'msg':'method','method':'second','params':[],'id':'2'}",

@@ -50,7 +50,7 @@ class ResyncFlagTest {
       assertThat(items.toString()).contains("ready stale");
 
       h.redial();
-      ServerEnd s2 = h.handshake(Harness.connectWithSession("s1"), "s2");
+      ServerEnd s2 = h.handshake(h.connectWithSession("s1"), "s2");
       s2.drain();
       s2.send("{'msg':'added','collection':'items','id':'a','fields':{'v':2}}");
       s2.send("{'msg':'ready','subs':['" + items.id() + "']}");

@@ -171,7 +171,7 @@ class TolerantProtocolTest {
       h.time.advance(Duration.ofMillis(999));
       assertThat(h.net.count()).as("no redial before the backoff").isEqualTo(1);
       ServerEnd s2 = h.redial();
-      h.handshake(Harness.connectWithSession("s1"), "s2");
+      h.handshake(Harness.connectNamingSession("s1") /* a protocol drop: no resume */, "s2");
       s2.send("{'msg':'connected','session':'s10'}");
       assertThat(h.client.status().attempt())
           .as("not reset: the connection did not stay up")

@@ -24,6 +24,8 @@ class ExpiredTokenSignsOutTest {
       assertThat(login.params().path(0).has("resume")).isTrue();
       h.error(login, "403", "You've been logged out by the server. Please log in again.", null);
       assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.SIGNED_OUT);
+      // Signing out closes the DDP client, which tells the server not to keep the session.
+      h.expect("{\"msg\":\"disconnect\"}");
 
       assertThat(h.client.status().text()).startsWith("signed out: token refused");
       assertThat(h.client.resumeToken()).isEmpty();

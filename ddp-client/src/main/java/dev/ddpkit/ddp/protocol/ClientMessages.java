@@ -19,14 +19,30 @@ public final class ClientMessages {
 
   /** {@code connect} with the version, the versions supported and the last session, if any. */
   public String connect(String version, List<String> support, String session) {
+    return connect(version, support, session, null);
+  }
+
+  /**
+   * {@code connect} asking to resume {@code session}: with {@code receivedCount}, the frames of it
+   * received other than ping and pong (Meteor 3.5's session resumption), unless it is {@code null}.
+   */
+  public String connect(String version, List<String> support, String session, Long receivedCount) {
     ObjectNode o = msg("connect");
     o.put("version", version);
     ArrayNode s = o.putArray("support");
     support.forEach(s::add);
     if (session != null) {
       o.put("session", session);
+      if (receivedCount != null) {
+        o.put("receivedCount", receivedCount.longValue());
+      }
     }
     return write(o);
+  }
+
+  /** {@code disconnect}: this client is leaving on purpose, the server need not keep its session. */
+  public String disconnect() {
+    return write(msg("disconnect"));
   }
 
   /** {@code ping}, with an id unless it is {@code null}. */

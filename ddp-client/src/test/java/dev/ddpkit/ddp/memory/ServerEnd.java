@@ -26,6 +26,7 @@ public final class ServerEnd {
   private boolean closedByClient;
   private int clientCloseCode;
   private String clientCloseReason;
+  private int sentCount;
 
   ServerEnd(URI uri, TransportListener listener) {
     this.uri = uri;
@@ -67,10 +68,37 @@ public final class ServerEnd {
     return this;
   }
 
-  /** Sends a frame to the client, as is (for bad frames). */
+  /**
+   * Sends a frame to the client, as is (for bad frames). Counted in {@link #sentCount()} if it is
+   * a JSON object with a {@code msg} string other than {@code ping} and {@code pong}.
+   */
   public ServerEnd sendRaw(String frame) {
+    if (counted(frame)) {
+      synchronized (this) {
+        sentCount++;
+      }
+    }
     listener.onMessage(frame);
     return this;
+  }
+
+  private static boolean counted(String frame) {
+    JsonNode msg;
+    try {
+      msg = MAPPER.readTree(frame).path("msg");
+    } catch (JsonProcessingException | RuntimeException e) {
+      return false;
+    }
+    return msg.isTextual() && !msg.textValue().isEmpty() && !msg.textValue().equals("ping")
+        && !msg.textValue().equals("pong");
+  }
+
+  /**
+   * Returns how many frames this end sent that a DDP server counts for session resumption
+   * (Meteor 3.5): every one with a {@code msg} but {@code ping} and {@code pong}.
+   */
+  public synchronized int sentCount() {
+    return sentCount;
   }
 
   /** Sends a frame to the client; single quotes become double quotes. */

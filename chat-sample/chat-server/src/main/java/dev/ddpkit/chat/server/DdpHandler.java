@@ -178,6 +178,8 @@ final class DdpHandler {
         break;
       case "pong":
         break;
+      case "disconnect":
+        break; // the client is leaving on purpose; its close follows
       case "method":
         onMethod(s, m);
         break;
