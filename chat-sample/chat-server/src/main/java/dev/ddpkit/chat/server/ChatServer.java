@@ -579,6 +579,15 @@ public final class ChatServer implements AutoCloseable {
         counters.upgradesTimedOut.get());
   }
 
+  /** The counters of DDP traffic and session resumption, as a snapshot. */
+  public SessionStats sessionStats() {
+    DdpHandler h = handler;
+    return new SessionStats(counters.framesIn.get(), counters.methodCalls.get(),
+        counters.subscriptionRequests.get(), counters.sessionsHeld.get(),
+        counters.sessionsResumed.get(), counters.sessionsExpired.get(),
+        h == null ? 0 : h.heldSessions());
+  }
+
   @Override
   public String toString() {
     return "ChatServer{" + cfg.host + ":" + (boundPort < 0 ? cfg.port : boundPort) + ", "
@@ -606,6 +615,8 @@ public final class ChatServer implements AutoCloseable {
     Duration heartbeatInterval = Duration.ofSeconds(25);
     Duration heartbeatTimeout = Duration.ofSeconds(15);
     Duration drainPeriod = Duration.ofSeconds(5);
+    Duration sessionGrace = Duration.ofSeconds(15);
+    int sessionQueueLimit = 100;
     Duration tokenTtl = Duration.ofDays(90);
     int maxFrameBytes = 1 << 20;
     int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
@@ -776,6 +787,32 @@ public final class ChatServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How long a DDP session whose socket dropped is kept for its client to resume it (Meteor
+     * 3.5's session resumption; default 15 s, as Meteor's {@code disconnectGracePeriod}); zero
+     * turns resumption off. A session closed by the server (drain, protocol error, policy) or
+     * ended by {@code disconnect} or {@code logout} is never kept; a kill or restart loses them.
+     */
+    public Builder sessionGrace(Duration d) {
+      if (d == null || d.isNegative()) {
+        throw new IllegalArgumentException("sessionGrace must be >= 0: " + d);
+      }
+      this.sessionGrace = d;
+      return this;
+    }
+
+    /**
+     * How many frames a held session keeps for its replay (default 100, as Meteor's {@code
+     * maxMessageQueueLength}); one more ends the session, and its client gets a new one.
+     */
+    public Builder sessionQueueLimit(int frames) {
+      if (frames < 0) {
+        throw new IllegalArgumentException("sessionQueueLimit must be >= 0: " + frames);
+      }
+      this.sessionQueueLimit = frames;
+      return this;
+    }
+
     /** Lifetime of the resume tokens a login issues (default 90 days). */
     public Builder tokenTtl(Duration d) {
       this.tokenTtl = positive("tokenTtl", d);
@@ -902,6 +939,8 @@ public final class ChatServer implements AutoCloseable {
       Builder b = new Builder();
       b.port = port;
       b.listenBacklog = listenBacklog;
+      b.sessionGrace = sessionGrace;
+      b.sessionQueueLimit = sessionQueueLimit;
       b.host = host;
       b.dataDir = dataDir;
       b.acceptRate = acceptRate;

@@ -21,6 +21,18 @@ final class Counters {
   final AtomicLong rateLimited = new AtomicLong();
   final AtomicLong socketsRefusedPerAddress = new AtomicLong();
   final AtomicLong upgradesTimedOut = new AtomicLong();
+  /** Text frames received from clients. */
+  final AtomicLong framesIn = new AtomicLong();
+  /** DDP {@code method} frames received (well-formed or not). */
+  final AtomicLong methodCalls = new AtomicLong();
+  /** DDP {@code sub} frames received. */
+  final AtomicLong subscriptionRequests = new AtomicLong();
+  /** Sessions kept after their socket dropped, for a resume. */
+  final AtomicLong sessionsHeld = new AtomicLong();
+  /** Held sessions resumed by their client. */
+  final AtomicLong sessionsResumed = new AtomicLong();
+  /** Held sessions ended without a resume (grace over, queue full, wrong count, drain). */
+  final AtomicLong sessionsExpired = new AtomicLong();
   private final TreeMap<Long, Integer> acceptsPerSecond = new TreeMap<>();
   private final TreeMap<Long, Integer> rejectsPerSecond = new TreeMap<>();
 

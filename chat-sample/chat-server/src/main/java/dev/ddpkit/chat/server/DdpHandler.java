@@ -49,6 +49,8 @@ final class DdpHandler {
   private final Liveness liveness;
   private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
   private final Arrivals arrivals;
+  private final HeldSessions held;
+  private volatile Mode mode = Mode.OPEN;
 
   DdpHandler(ChatStore store, Secrets secrets, Counters counters, ChatServer.Builder cfg,
       ScheduledExecutorService timer) {
@@ -65,6 +67,8 @@ final class DdpHandler {
     this.liveness = new Liveness(sessions, counters, cfg, timer);
     // Built with the handler, when the server starts: the admission's bucket is empty then.
     this.arrivals = new Arrivals(cfg, counters, sessions, timer, this::handle);
+    this.held = new HeldSessions(cfg.sessionGrace, cfg.sessionQueueLimit, timer, counters,
+        this::destroy);
   }
 
   void attach(Endpoint endpoint) {
@@ -72,7 +76,11 @@ final class DdpHandler {
   }
 
   void mode(Mode mode, java.util.function.Supplier<String> drainReason) {
+    this.mode = mode;
     arrivals.mode(mode, drainReason);
+    if (mode != Mode.OPEN) {
+      held.expireAll(); // a drain or kill ends every session for good
+    }
   }
 
   /** The accepted connections open now. */
@@ -99,12 +107,35 @@ final class DdpHandler {
     if (s == null || !sessions.remove(s)) {
       return;
     }
-    subscriptions.closed(s);
-    logins.closed(s);
+    if (!(resumable(s, code, remote) && held.hold(s))) {
+      destroy(s);
+    }
     if (!remote && !s.protocolClose && (code == 1002 || code == 1007 || code == 1009)) {
       counters.protocolErrors.incrementAndGet(); // found by the WebSocket layer (bad/huge frame)
     }
     arrivals.closed(code, remote);
+  }
+
+  /**
+   * Whether a session whose socket closed may be resumed: it said {@code connected}, did not say
+   * {@code disconnect} or log out, and the close was a drop (the peer's close, a dead socket, a
+   * heartbeat timeout), not one the server made (a drain, a protocol error, a policy close).
+   */
+  private boolean resumable(Session s, int code, boolean remote) {
+    if (!s.connected || !s.resumable || s.protocolClose || mode != Mode.OPEN) {
+      return false;
+    }
+    if (s.heartbeatDead) {
+      return true;
+    }
+    // A reset reports 1006 as a local close; a close frame the server sent reports its own code.
+    return !s.serverClosed && (remote || code == 1006);
+  }
+
+  /** Ends a session for good: its subscriptions and its login go. */
+  private void destroy(Session s) {
+    subscriptions.closed(s);
+    logins.closed(s);
   }
 
   void binary(WebSocket conn) {
@@ -141,6 +172,7 @@ final class DdpHandler {
   // ------------------------------------------------------------------ DDP framing
 
   private void onText(Session s, String text) {
+    counters.framesIn.incrementAndGet();
     s.touch(System.nanoTime());
     s.echoOffending = text.length() <= MAX_ECHO_CHARS;
     JsonNode n;
@@ -179,11 +211,14 @@ final class DdpHandler {
       case "pong":
         break;
       case "disconnect":
-        break; // the client is leaving on purpose; its close follows
+        s.resumable = false; // the client is leaving on purpose; its close follows
+        break;
       case "method":
+        counters.methodCalls.incrementAndGet();
         onMethod(s, m);
         break;
       case "sub":
+        counters.subscriptionRequests.incrementAndGet();
         onSub(s, m);
         break;
       case "unsub":
@@ -216,9 +251,13 @@ final class DdpHandler {
       }
     }
     if (wellFormed && support.contains(version) && VERSIONS.contains(version)) {
+      if (resume(s, m, version)) {
+        return;
+      }
       s.version = version;
       s.ddpSessionId = secrets.newId();
       s.connected = true;
+      s.resumable = true;
       ObjectNode ok = Frames.frame("connected");
       ok.put("session", s.ddpSessionId);
       send(s, ok);
@@ -230,6 +269,47 @@ final class DdpHandler {
     failed.put("version", proposal);
     send(s, failed);
     closeGracefully(s, 1000, "unsupported DDP version");
+  }
+
+  /**
+   * A {@code connect} naming a held session and the count of frames its client received: resumes
+   * it on this connection if the count is what the server wrote. The session's state (user,
+   * subscriptions, method book, the frames queued meanwhile) moves to this connection's session
+   * object, and its later frames are forwarded here. A wrong count ends the held session: the
+   * client gets a new one, never a state it did not follow. Returns whether it resumed.
+   */
+  private boolean resume(Session s, ObjectNode m, String version) {
+    String id = Frames.text(m, "session");
+    JsonNode count = m.get("receivedCount");
+    if (id == null || count == null || !count.canConvertToLong()) {
+      return false;
+    }
+    Session old = held.claim(id);
+    if (old == null) {
+      return false;
+    }
+    ObjectNode ok = Frames.frame("connected");
+    ok.put("session", old.ddpSessionId);
+    // The state moves only once the count matched: a wrong count must never see any of it.
+    if (!version.equals(old.version) || !old.resumeOn(s, count.longValue(), Frames.write(ok))) {
+      counters.sessionsExpired.incrementAndGet();
+      destroy(old);
+      log.debug("{}: a resume with a count that does not match; a new session", s);
+      return false;
+    }
+    // This connection's later frames are handled on this thread, after these are set.
+    s.version = version;
+    s.ddpSessionId = old.ddpSessionId;
+    s.user = old.user;
+    s.tokenKey = old.tokenKey;
+    s.adoptMethodsOf(old);
+    s.connected = true;
+    s.resumable = true;
+    subscriptions.transfer(old, s);
+    logins.closed(old);
+    counters.sessionsResumed.incrementAndGet();
+    log.debug("{}: session resumed", s);
+    return true;
   }
 
   private void protocolError(Session s, String reason, JsonNode offending) {
@@ -327,6 +407,11 @@ final class DdpHandler {
     return n;
   }
 
+  /** Sessions held now for a resume. */
+  int heldSessions() {
+    return held.size();
+  }
+
   /** Accepted connections open now. */
   int currentConnections() {
     return sessions.size();
@@ -349,10 +434,17 @@ final class DdpHandler {
     liveness.closeGracefully(s, code, reason);
   }
 
-  /** Sends one frame; one for a connection already closed is dropped. */
+  /**
+   * Sends one frame; one for a connection already closed is dropped. A frame with a {@code msg}
+   * but ping and pong is counted for session resumption; while the session is held it is queued.
+   */
   static void send(Session s, ObjectNode frame) {
+    String type = Frames.text(frame, "msg");
+    boolean counted = type != null && !type.equals("ping") && !type.equals("pong");
     try {
-      s.conn.send(Frames.write(frame));
+      if (s.write(Frames.write(frame), counted) == Session.Write.OVERFLOW) {
+        s.overflowed();
+      }
     } catch (WebsocketNotConnectedException e) {
       log.trace("{}: not connected, frame dropped", s);
     }

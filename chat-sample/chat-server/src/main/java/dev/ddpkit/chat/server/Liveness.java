@@ -70,6 +70,7 @@ final class Liveness {
     } else if (s.lastInboundNanos < ping && now - ping >= heartbeatTimeoutNanos) {
       counters.heartbeatTimeouts.incrementAndGet();
       log.debug("{}: heartbeat timeout", s);
+      s.heartbeatDead = true; // a dead socket, not a decision: the session may be resumed
       closeGracefully(s, 1000, "heartbeat timeout");
     }
   }
@@ -79,6 +80,7 @@ final class Liveness {
    * connection after a grace period so a dead socket does not linger.
    */
   void closeGracefully(Session s, int code, String reason) {
+    s.serverClosed = true;
     s.conn.close(code, reason);
     try {
       timer.schedule(() -> {

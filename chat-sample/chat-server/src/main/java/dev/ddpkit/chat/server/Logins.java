@@ -185,6 +185,7 @@ final class Logins {
   /** The {@code logout} method: forgets the user and its token, ends its subscriptions. */
   void logout(Session s) throws MethodError {
     String key = s.tokenKey;
+    s.resumable = false; // a session ended by logout is not resumed
     s.user = null;
     s.tokenKey = null;
     subscriptions.dropSubscriptions(s);

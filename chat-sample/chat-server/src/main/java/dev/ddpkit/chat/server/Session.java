@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import org.java_websocket.WebSocket;
 
 /**
@@ -31,7 +32,17 @@ final class Session {
 
   volatile boolean connected;
   volatile String version;
+  /** The DDP session id: a capability (whoever names it may resume the session), never logged. */
   volatile String ddpSessionId;
+  /**
+   * Whether a drop of the socket now would keep the session for a resume: set at {@code
+   * connected}, cleared for good by the client's {@code disconnect} or {@code logout}.
+   */
+  volatile boolean resumable;
+  /** The server closed this connection (a drain, an error, a policy): not resumable. */
+  volatile boolean serverClosed;
+  /** The server closed it because it stopped answering pings: a drop, resumable. */
+  volatile boolean heartbeatDead;
   /** {@code {"_id", "username"}} of the logged-in user, or null. */
   volatile ObjectNode user;
   /** Hash of the token this connection logged in with, or null. */
@@ -52,6 +63,17 @@ final class Session {
   /** Active {@code stream-notify-room} subscriptions: sub id to event name ({@code rid/event}). */
   final Map<String, String> notifySubs = new ConcurrentHashMap<>();
 
+  /** Guards what a frame written out touches: the count, the hold, the forward. */
+  private final Object out = new Object();
+  /** Frames written to the socket but ping and pong (DDP session resumption's count). */
+  private long sentCount;
+  /** While the session is held (no socket, in its grace period), its frames; else null. */
+  private ArrayDeque<String> held;
+  private int heldLimit;
+  /** The session that resumed this one: later frames go there. */
+  private Session forward;
+  private Runnable overflow = () -> { };
+
   private final LinkedHashMap<String, List<ObjectNode>> methods = new LinkedHashMap<>();
   private final ArrayDeque<String> withResults = new ArrayDeque<>();
   private static final List<ObjectNode> RUNNING = List.of();
@@ -62,6 +84,136 @@ final class Session {
     this.hold = hold;
     this.openedNanos = nowNanos;
     this.lastInboundNanos = nowNanos;
+  }
+
+  /** What became of a frame written out. */
+  enum Write { SENT, HELD, OVERFLOW }
+
+  /**
+   * Writes a frame: to the socket, or while held to the queue (ping and pong, {@code counted}
+   * false, are dropped then). Returns {@link Write#OVERFLOW} when the queue is over its limit:
+   * the caller ends the session.
+   */
+  Write write(String text, boolean counted) {
+    Session to;
+    synchronized (out) {
+      to = forward;
+      if (to == null) {
+        if (held != null) {
+          if (!counted) {
+            return Write.HELD;
+          }
+          held.add(text);
+          return held.size() > heldLimit ? Write.OVERFLOW : Write.HELD;
+        }
+        if (counted) {
+          sentCount++;
+        }
+      }
+    }
+    if (to != null) {
+      return to.write(text, counted);
+    }
+    conn.send(text);
+    return Write.SENT;
+  }
+
+  /**
+   * For a broadcast: counts the frame and returns the socket to write it to, or returns null
+   * having queued it (held) or forwarded it; {@code overflowed} is told of a held queue over its
+   * limit.
+   */
+  WebSocket countForBroadcast(String text, Consumer<Session> overflowed) {
+    Session to;
+    synchronized (out) {
+      to = forward;
+      if (to == null) {
+        if (held != null) {
+          held.add(text);
+          if (held.size() > heldLimit) {
+            overflowed.accept(this);
+          }
+          return null;
+        }
+        sentCount++;
+        return conn;
+      }
+    }
+    if (to.write(text, true) == Write.OVERFLOW) {
+      overflowed.accept(to);
+    }
+    return null;
+  }
+
+  /**
+   * The socket dropped: from now on frames are kept, at most {@code limit} of them; one more runs
+   * {@code onOverflow} (which ends the session).
+   */
+  void hold(int limit, Runnable onOverflow) {
+    synchronized (out) {
+      held = new ArrayDeque<>();
+      heldLimit = limit;
+      overflow = onOverflow;
+    }
+  }
+
+  /** More frames than the held limit were queued. */
+  void overflowed() {
+    Runnable r;
+    synchronized (out) {
+      r = overflow;
+    }
+    r.run();
+  }
+
+  /**
+   * Resumes this held session on {@code next}, the new connection: only if the client received
+   * exactly what was written ({@code receivedCount}). Moves the count to {@code next}, writes
+   * {@code connected} and the queue there in order, and forwards every later frame. Returns
+   * whether it did; if not, nothing changed.
+   */
+  boolean resumeOn(Session next, long receivedCount, String connectedFrame) {
+    synchronized (out) {
+      if (held == null || forward != null || sentCount != receivedCount) {
+        return false;
+      }
+      ArrayDeque<String> queued = held;
+      held = null;
+      forward = next;
+      next.takeOver(sentCount, connectedFrame, queued);
+      return true;
+    }
+  }
+
+  private void takeOver(long count, String connectedFrame, ArrayDeque<String> queued) {
+    synchronized (out) {
+      sentCount = count;
+    }
+    write(connectedFrame, true);
+    for (String f : queued) {
+      write(f, true);
+    }
+  }
+
+  /** Frames written to the socket but ping and pong, so far (for tests). */
+  long sentCount() {
+    synchronized (out) {
+      return sentCount;
+    }
+  }
+
+  /** Takes over the method book of a resumed session: a method id seen there is not run again. */
+  void adoptMethodsOf(Session old) {
+    LinkedHashMap<String, List<ObjectNode>> m;
+    ArrayDeque<String> r;
+    synchronized (old) {
+      m = new LinkedHashMap<>(old.methods);
+      r = new ArrayDeque<>(old.withResults);
+    }
+    synchronized (this) {
+      methods.putAll(m);
+      withResults.addAll(r);
+    }
   }
 
   /** Records inbound traffic: it answers any outstanding ping. */

@@ -202,17 +202,24 @@ final class Subscriptions {
   }
 
   private void send(Endpoint ep, Map<String, Set<Session>> subscribers, String key, String text) {
+    List<Session> overflowed = new ArrayList<>();
     streamLock.lock();
     try {
       Set<Session> subs = subscribers.get(key);
       if (subs != null && !subs.isEmpty() && ep != null) {
         List<WebSocket> conns = new ArrayList<>(subs.size());
-        subs.forEach(x -> conns.add(x.conn));
+        for (Session x : subs) {
+          WebSocket c = x.countForBroadcast(text, overflowed::add); // null: held or forwarded
+          if (c != null) {
+            conns.add(c);
+          }
+        }
         ep.broadcast(text, conns);
       }
     } finally {
       streamLock.unlock();
     }
+    overflowed.forEach(Session::overflowed); // ends them, outside the lock
   }
 
   /**
@@ -241,6 +248,30 @@ final class Subscriptions {
     }
   }
 
+  /** A resumed session: {@code to}, the new connection's, takes over those of {@code from}. */
+  void transfer(Session from, Session to) {
+    streamLock.lock();
+    try {
+      to.subs.putAll(from.subs);
+      for (String rid : from.subs.values()) {
+        Set<Session> set = roomSubscribers.get(rid);
+        if (set != null && set.remove(from)) {
+          set.add(to);
+        }
+      }
+      from.subs.clear();
+      to.notifySubs.putAll(from.notifySubs);
+      for (String eventName : from.notifySubs.values()) {
+        Set<Session> set = eventSubscribers.get(eventName);
+        if (set != null && set.remove(from)) {
+          set.add(to);
+        }
+      }
+      from.notifySubs.clear();
+    } finally {
+      streamLock.unlock();
+    }
+  }
 
   /** Forgets the subscriptions of a connection already removed from the open ones. */
   void closed(Session s) {

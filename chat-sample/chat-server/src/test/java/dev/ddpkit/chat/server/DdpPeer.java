@@ -36,6 +36,9 @@ public final class DdpPeer implements AutoCloseable {
   private final CountDownLatch closed = new CountDownLatch(1);
   private final CountDownLatch opened = new CountDownLatch(1);
   private final AtomicInteger ids = new AtomicInteger();
+  /** Frames received with a {@code msg} but ping and pong: what session resumption counts. */
+  private final java.util.concurrent.atomic.AtomicLong received =
+      new java.util.concurrent.atomic.AtomicLong();
   private final WebSocketClient ws;
   volatile int closeCode = -1;
   public volatile String closeReason;
@@ -57,6 +60,10 @@ public final class DdpPeer implements AutoCloseable {
           n = JSON.readTree(message);
         } catch (Exception e) {
           n = TextNode.valueOf(message);
+        }
+        String msg = n.path("msg").asText("");
+        if (!msg.isEmpty() && !msg.equals("ping") && !msg.equals("pong")) {
+          received.incrementAndGet();
         }
         inbox.offer(n);
       }
@@ -110,6 +117,40 @@ public final class DdpPeer implements AutoCloseable {
     JsonNode r = p.call("login", loginParams(user, password));
     assertThat(r.has("error")).as("login error: %s", r).isFalse();
     return p;
+  }
+
+  /**
+   * Opens a WebSocket and asks to resume {@code session}, having received {@code receivedCount}
+   * frames of it; the next frame is the server's answer. The count of this peer starts there.
+   */
+  static DdpPeer resume(String url, String session, long receivedCount)
+      throws InterruptedException {
+    DdpPeer p = open(url);
+    assertThat(p.next().path("server_id").asText()).isEqualTo("0");
+    p.received.set(receivedCount);
+    p.ids.set(1000); // a resumed session knows the method ids used before: do not reuse them
+    ObjectNode c = connectFrame("1");
+    c.put("session", session);
+    c.put("receivedCount", receivedCount);
+    p.send(c);
+    return p;
+  }
+
+  /** The frames received so far that a server counts for session resumption (this socket's). */
+  long receivedCount() {
+    return received.get();
+  }
+
+  /** Drops the TCP connection with a reset, no close frame: the network failed. */
+  void dropAbruptly() {
+    try {
+      java.net.Socket socket = ws.getSocket();
+      socket.setSoLinger(true, 0);
+      socket.close();
+    } catch (java.io.IOException e) {
+      throw new AssertionError("could not drop the socket", e);
+    }
+    awaitClose();
   }
 
   static ObjectNode connectFrame(String version) {
