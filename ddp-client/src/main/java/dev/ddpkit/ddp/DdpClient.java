@@ -246,7 +246,14 @@ public final class DdpClient implements AutoCloseable {
   }
 
   private void unsubscribe(SubscriptionImpl s) {
-    if (!closed.get()) {
+    if (closed.get()) {
+      return;
+    }
+    if (loop.inLoop()) {
+      // From a listener: at once, so that a subscription stopped in ConnectionListener.onConnected
+      // is not sent again by the reconnect that is calling it.
+      engine.unsubscribe(s);
+    } else {
       loop.execute(() -> engine.unsubscribe(s));
     }
   }

@@ -55,7 +55,9 @@ public interface Subscription {
 
   /**
    * Unsubscribes: sends {@code unsub} (now or when connected) and stops re-sending it; {@link
-   * #ended()} then completes normally.
+   * #ended()} then completes normally. Called on the client's event loop (from a listener) it
+   * takes effect before the call returns: stopped in {@link ConnectionListener#onConnected(boolean,
+   * boolean)}, a subscription is not sent again by the reconnect under way.
    */
   void stop();
 }

@@ -114,6 +114,18 @@ final class CatchUps {
     submitRoomsGet();
   }
 
+  /**
+   * The DDP session resumed: what was published while offline is replayed, so only a room whose
+   * own fetch was under way at the drop fetches again (once live).
+   */
+  void onResumed() {
+    for (Room room : session.rooms.values()) {
+      if (room.live && room.catchUp != null) {
+        request(room);
+      }
+    }
+  }
+
   void onConnectionLost() {
     session.pacer.cancel(roomsGetJob);
     roomsGetJob = null;

@@ -1,5 +1,6 @@
 package dev.ddpkit.chat;
 
+import dev.ddpkit.ddp.ConnectionListener;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.DdpClientBuilder;
 import dev.ddpkit.ddp.DdpStats;
@@ -64,7 +65,13 @@ public final class ChatClient implements AutoCloseable {
             .clock(b.clock)
             // Room of its own above the outbox, so queued sends never fail for want of space.
             .maxQueuedCalls(Math.max(1_000, 2 * b.outboxCapacity + 100))
-            .addStatusListener(s -> holder[0].onDdpStatus(s));
+            .addStatusListener(s -> holder[0].onDdpStatus(s))
+            .addConnectionListener(new ConnectionListener() {
+              @Override
+              public void onConnected(boolean reconnect, boolean resumed) {
+                holder[0].onDdpConnected(resumed);
+              }
+            });
     b.configure(db);
     this.ddp = db.build();
     Settings settings =
@@ -91,7 +98,7 @@ public final class ChatClient implements AutoCloseable {
     this.view =
         new ChatSession.View(
             NOT_STARTED,
-            Set.of(), Set.copyOf(rooms), null, new Stats(0, 0, 0, 0, 0));
+            Set.of(), Set.copyOf(rooms), null, new Stats(0, 0, 0, 0, 0, 0));
     ddp.addStreamListener(STREAM, (collection, id, fields) -> session.onStreamEvent(fields));
     ddp.addStreamListener(DeletionStreams.NOTIFY_ROOM,
         (collection, id, fields) -> session.onRoomEvent(fields));
@@ -345,6 +352,14 @@ public final class ChatClient implements AutoCloseable {
    * @param malformed server documents ignored because of their shape
    * @param catchUps {@code loadMissedMessages} calls made after reconnects
    * @param rateLimited calls and streams the server held back ({@code too-many-requests})
+   * @param resumes reconnects whose DDP session the server resumed: no login, no rejoin, no
+   *     catch-up
    */
-  public record Stats(long logins, long resends, long malformed, long catchUps, long rateLimited) {}
+  public record Stats(long logins, long resends, long malformed, long catchUps, long rateLimited,
+      long resumes) {
+    /** Counters of a client that resumed no session. */
+    public Stats(long logins, long resends, long malformed, long catchUps, long rateLimited) {
+      this(logins, resends, malformed, catchUps, rateLimited, 0);
+    }
+  }
 }

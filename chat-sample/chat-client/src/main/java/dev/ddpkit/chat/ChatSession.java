@@ -49,12 +49,19 @@ final class ChatSession {
   private int recoveries;
   boolean connected;
   boolean loggedIn;
+  /**
+   * The connection dropped while logged in: the login and the room streams are kept until the next
+   * connection says whether the server resumed the DDP session (then they simply go on) or began
+   * a new one (then they are dropped, and the login and the joins start again).
+   */
+  private boolean suspended;
   /** Signed out or stopped: nothing more happens. Written on the loop, read anywhere. */
   volatile boolean closed;
   long logins;
   long resends;
   long malformed;
   long catchUpCount;
+  long resumes;
 
   ChatSession(Settings settings, DdpClient ddp, ChatListener listener, Consumer<View> publish) {
     this.settings = settings;
@@ -95,7 +102,12 @@ final class ChatSession {
       cancelRecovery();
       recoveries = 0;
       connected = true;
-      login.onConnected();
+      if (suspended && s.resumed()) {
+        onResumed();
+      } else {
+        finishTearDown();
+        login.onConnected();
+      }
     } else if (!s.connected()) {
       cancelRecovery(); // really lost: the next connection logs in
       tearDown();
@@ -125,13 +137,54 @@ final class ChatSession {
       return;
     }
     connected = false;
-    loggedIn = false;
     pacer.open(false);
     login.onConnectionLost();
-    streams.onConnectionLost();
-    deletions.onConnectionLost();
+    if (loggedIn) {
+      suspended = true; // kept for a resume; dropped by finishTearDown if there is none
+      streams.onSuspended();
+    } else {
+      streams.onConnectionLost();
+      deletions.onConnectionLost();
+    }
     catchUps.onConnectionLost();
     status.refresh();
+  }
+
+  /**
+   * The DDP client reached {@code connected} (on the loop, before it sends anything again): a
+   * session that was not resumed drops the kept streams now, so the DDP client does not send
+   * them again ahead of the login.
+   */
+  void onDdpConnected(boolean resumed) {
+    if (!resumed && !closed) {
+      finishTearDown();
+    }
+  }
+
+  /** What a lost connection ends unless its session is resumed: the login and the streams. */
+  private void finishTearDown() {
+    if (!suspended) {
+      return;
+    }
+    suspended = false;
+    loggedIn = false;
+    streams.onConnectionLost();
+    deletions.onConnectionLost();
+  }
+
+  /**
+   * The server resumed the DDP session: still logged in, every stream still subscribed, and what
+   * was published meanwhile replayed in order. So every room is live at once with no catch-up
+   * call (the replay is the catch-up), and the outbox drains as after a login.
+   */
+  private void onResumed() {
+    suspended = false;
+    resumes++;
+    log.debug("{}: session resumed: no login, no rejoin, no catch-up", settings.name());
+    streams.onResumed();
+    catchUps.onResumed();
+    sender.onLoggedIn();
+    pacer.open(true);
   }
 
   private void recoverIfStillUp() {
@@ -141,6 +194,7 @@ final class ChatSession {
     }
     log.warn("{}: a call failed as if the connection were lost, but it is up: logging in again",
         settings.name());
+    finishTearDown();
     connected = true;
     login.onSameConnection();
     status.refresh();

@@ -17,9 +17,13 @@ import java.util.Objects;
  * @param roomsBehind in {@link State#SYNCING}, how many rooms are still catching up (at least
  *     one); zero in every other state
  * @param waiting how many of the user's messages wait to be sent or acknowledged ("2 waiting")
+ * @param resumed in {@link State#CONNECTED}, whether the server resumed the session of the
+ *     connection before (no login, no rejoin, no catch-up: what was missed was replayed); false
+ *     in every other state
  */
 public record ChatStatus(
-    State state, int attempt, Duration retryIn, String reason, int roomsBehind, int waiting) {
+    State state, int attempt, Duration retryIn, String reason, int roomsBehind, int waiting,
+    boolean resumed) {
 
   /** The states a user can see. */
   public enum State {
@@ -61,11 +65,20 @@ public record ChatStatus(
     if (retryIn.isNegative()) {
       throw new IllegalArgumentException("retryIn must not be negative: " + retryIn);
     }
+    if (resumed && state != State.CONNECTED) {
+      throw new IllegalArgumentException("only a connected status can be resumed: " + state);
+    }
     if (state == State.SYNCING ? roomsBehind < 1 : roomsBehind != 0) {
       throw new IllegalArgumentException(
           "roomsBehind must be positive in SYNCING and zero otherwise: " + roomsBehind + " in "
               + state);
     }
+  }
+
+  /** A status of a connection that did not resume a session (or of no connection). */
+  public ChatStatus(
+      State state, int attempt, Duration retryIn, String reason, int roomsBehind, int waiting) {
+    this(state, attempt, retryIn, reason, roomsBehind, waiting, false);
   }
 
   /** A status with no message waiting. */
@@ -82,7 +95,14 @@ public record ChatStatus(
   public ChatStatus withWaiting(int waiting) {
     return waiting == this.waiting
         ? this
-        : new ChatStatus(state, attempt, retryIn, reason, roomsBehind, waiting);
+        : new ChatStatus(state, attempt, retryIn, reason, roomsBehind, waiting, resumed);
+  }
+
+  /** This status, saying whether the connection resumed its session. */
+  public ChatStatus withResumed(boolean resumed) {
+    return resumed == this.resumed
+        ? this
+        : new ChatStatus(state, attempt, retryIn, reason, roomsBehind, waiting, resumed);
   }
 
   /** A status with no attempt, no delay and no reason: any state but {@link State#SYNCING}. */

@@ -71,7 +71,7 @@ final class StatusLine {
         }
         int behind = behind().size();
         return withWaiting(
-            behind == 0 ? connected() : ChatStatus.syncing(behind),
+            behind == 0 ? connected().withResumed(ddp.resumed()) : ChatStatus.syncing(behind),
             waiting);
       case WAITING:
       case OFFLINE:
@@ -142,6 +142,6 @@ final class StatusLine {
             Set.copyOf(behind),
             session.login.token(),
             new ChatClient.Stats(session.logins, session.resends, session.malformed,
-                session.catchUpCount, session.pacer.refusals())));
+                session.catchUpCount, session.pacer.refusals(), session.resumes)));
   }
 }

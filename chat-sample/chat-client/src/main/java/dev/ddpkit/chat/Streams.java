@@ -47,6 +47,33 @@ final class Streams {
     }
   }
 
+  /**
+   * The connection dropped, and its DDP session may be resumed: the streams are kept (stopping
+   * one now would unsubscribe it on a resumed session), but none is live until then.
+   */
+  void onSuspended() {
+    for (Room room : session.rooms.values()) {
+      session.pacer.cancel(room.joinJob);
+      room.joinJob = null;
+      room.live = false;
+    }
+  }
+
+  /**
+   * The DDP session resumed: a stream that was ready is live again at once; one still joining
+   * becomes live with its ready; a room without one joins.
+   */
+  void onResumed() {
+    for (Room room : session.rooms.values()) {
+      if (room.sub == null) {
+        submitJoin(room, Duration.ZERO);
+      } else if (room.sub.isCurrent()) {
+        room.live = true;
+        session.deletions.join(room); // once per connection; kept streams are not asked again
+      }
+    }
+  }
+
   /** The client stopped. */
   void onClosed() {
     session.rooms.values().forEach(this::dropStream);

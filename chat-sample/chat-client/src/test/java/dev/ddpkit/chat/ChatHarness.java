@@ -123,6 +123,26 @@ final class ChatHarness implements AutoCloseable {
     return accept();
   }
 
+  /**
+   * The connection drops and the client reconnects 1 s later asking to resume its session; the
+   * server resumes it (the same session id back). Returns the {@code connect} the client sent.
+   */
+  Frame resume() {
+    drop();
+    int before = net.count();
+    advance(Duration.ofSeconds(1));
+    assertThat(net.count()).as("dials after the backoff").isEqualTo(before + 1);
+    ServerEnd previous = end;
+    end = net.last();
+    end.open();
+    Frame connect = nextFrame();
+    assertThat(connect.msg()).as("first frame").isEqualTo("connect");
+    assertThat(connect.json().path("session").asText()).isEqualTo("s" + sessions);
+    assertThat(connect.json().path("receivedCount").asLong()).isEqualTo(previous.sentCount());
+    end.send("{'msg':'connected','session':'s" + sessions + "'}");
+    return connect;
+  }
+
   /** Lets virtual time pass, running every timer due. */
   ChatHarness advance(Duration d) {
     time.advance(d);
