@@ -107,7 +107,7 @@ final class DdpHandler {
     if (s == null || !sessions.remove(s)) {
       return;
     }
-    if (!(resumable(s, code, remote) && held.hold(s))) {
+    if (!(resumable(s, code, remote, mode) && held.hold(s))) {
       destroy(s);
     }
     if (!remote && !s.protocolClose && (code == 1002 || code == 1007 || code == 1009)) {
@@ -121,7 +121,7 @@ final class DdpHandler {
    * {@code disconnect} or log out, and the close was a drop (the peer's close, a dead socket, a
    * heartbeat timeout), not one the server made (a drain, a protocol error, a policy close).
    */
-  private boolean resumable(Session s, int code, boolean remote) {
+  static boolean resumable(Session s, int code, boolean remote, Mode mode) {
     if (!s.connected || !s.resumable || s.protocolClose || mode != Mode.OPEN) {
       return false;
     }
@@ -290,26 +290,40 @@ final class DdpHandler {
     }
     ObjectNode ok = Frames.frame("connected");
     ok.put("session", old.ddpSessionId);
-    // The state moves only once the count matched: a wrong count must never see any of it.
-    if (!version.equals(old.version) || !old.resumeOn(s, count.longValue(), Frames.write(ok))) {
-      counters.sessionsExpired.incrementAndGet();
-      destroy(old);
-      log.debug("{}: a resume with a count that does not match; a new session", s);
-      return false;
+    if (!version.equals(old.version)) {
+      return refuseResume(s, old);
     }
-    // This connection's later frames are handled on this thread, after these are set.
+    // Set before the first frame goes out: the socket may drop at once, and its close must find
+    // a connected, resumable session. Undone if the count does not match.
     s.version = version;
     s.ddpSessionId = old.ddpSessionId;
     s.user = old.user;
     s.tokenKey = old.tokenKey;
-    s.adoptMethodsOf(old);
     s.connected = true;
     s.resumable = true;
+    if (!old.resumeOn(s, count.longValue(), Frames.write(ok))) {
+      s.connected = false;
+      s.ddpSessionId = null;
+      s.user = null;
+      s.tokenKey = null;
+      return refuseResume(s, old);
+    }
+    // The method book only once the count matched: a wrong count never sees any of it. This
+    // connection's next frame is handled on this thread, after this.
+    s.adoptMethodsOf(old);
     subscriptions.transfer(old, s);
     logins.closed(old);
     counters.sessionsResumed.incrementAndGet();
     log.debug("{}: session resumed", s);
     return true;
+  }
+
+  /** A resume refused: the held session ends; the caller begins a new one. */
+  private boolean refuseResume(Session s, Session old) {
+    counters.sessionsExpired.incrementAndGet();
+    destroy(old);
+    log.debug("{}: a resume with a count or version that does not match; a new session", s);
+    return false;
   }
 
   private void protocolError(Session s, String reason, JsonNode offending) {
