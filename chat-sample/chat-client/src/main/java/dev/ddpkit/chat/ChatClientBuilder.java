@@ -33,6 +33,7 @@ public final class ChatClientBuilder {
   Duration heartbeatInterval;
   Duration heartbeatTimeout;
   Duration connectTimeout;
+  boolean sessionResumption = true;
   int outboxCapacity = 100;
   int dedupWindow = 10_000;
   boolean liveDeletions = true;
@@ -274,6 +275,16 @@ public final class ChatClientBuilder {
     return this;
   }
 
+  /**
+   * Whether to resume the DDP session after a blip where the server allows it (default {@code
+   * true}; see {@link DdpClientBuilder#sessionResumption}): a resumed session needs no login, no
+   * rejoin and no catch-up call. {@code false}: every reconnect logs in and catches up.
+   */
+  public ChatClientBuilder sessionResumption(boolean resume) {
+    this.sessionResumption = resume;
+    return this;
+  }
+
   /** The wall clock, for catch-up times and "retry in" (default: the system's). */
   public ChatClientBuilder clock(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -349,6 +360,7 @@ public final class ChatClientBuilder {
 
   /** Passes the settings the DDP client takes on to its builder. */
   void configure(DdpClientBuilder db) {
+    db.sessionResumption(sessionResumption);
     ReconnectPolicy policy = reconnection();
     if (policy != null) {
       db.reconnection(policy);

@@ -1,0 +1,318 @@
+package dev.ddpkit.chat.bench;
+
+import dev.ddpkit.chat.ChatClient;
+import dev.ddpkit.chat.ChatListener;
+import dev.ddpkit.chat.ChatStatus;
+import dev.ddpkit.chat.protocol.CallLimit;
+import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.RateLimits;
+import dev.ddpkit.chat.server.SessionStats;
+import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.transport.Transport;
+import dev.ddpkit.ddp.transport.TransportFactory;
+import dev.ddpkit.ddp.transport.TransportListener;
+import dev.ddpkit.ddp.transport.WebSocketTransportFactory;
+import dev.ddpkit.reconnect.Backoff;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.BooleanSupplier;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The network blip: N {@link ChatClient}s in R rooms each, logged in through a {@link BlipProxy}
+ * in front of an embedded {@link ChatServer}; the proxy resets every TCP connection at once (the
+ * server process stays up), refuses connections for a gap G, then lets them through again. One
+ * run with DDP session resumption (client and server) and one without, in the same JVM; for each
+ * gap it measures what the server handled per client for the reconnect (frames in, method calls,
+ * subscriptions), the server's CPU time for the wave (its own threads), and when every client was
+ * live and caught up again (its status CONNECTED): from the network's return, and for each client
+ * from its socket's open, against one round trip measured before the blip.
+ */
+final class BlipBench {
+  /** What one wave measured. */
+  record Wave(boolean resume, int clients, int rooms, long gapMs, int cut, long framesIn,
+      long methodCalls, long subscriptions, long resumed, long serverCpuNanos, long lastLiveMs,
+      long[] afterOpenMicros, long rttMicros, long lostSubscriptions, long lostMessages) {
+    double perClient(long total) {
+      return (double) total / clients;
+    }
+
+    long afterOpen(double quantile) {
+      long[] s = afterOpenMicros.clone();
+      Arrays.sort(s);
+      return s[(int) Math.min(s.length - 1, Math.floor(quantile * s.length))];
+    }
+  }
+
+  private static final String USER = "blip";
+  private static final String WRITER = "blip-writer";
+  private static final Duration LIVE_TIMEOUT = Duration.ofMinutes(4);
+  private static final int START_BATCH = 100;
+
+  private final int clients;
+  private final int rooms;
+  private final PrintStream progress;
+  private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+  /** Per client: messages written during a gap that it was shown. */
+  private AtomicLongArray seen;
+  private int written;
+
+  BlipBench(int clients, int rooms, PrintStream progress) {
+    this.clients = clients;
+    this.rooms = rooms;
+    this.progress = progress;
+  }
+
+  /** One setup (server, proxy, clients) and one wave per gap, with or without resumption. */
+  List<Wave> run(boolean resume, List<Duration> gaps) {
+    Path dir;
+    try {
+      dir = Files.createTempDirectory("ddpkit-blip-");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    // Rocket.Chat's default limits, but for sendMessage per user: the one writer posts in every
+    // room during the gap.
+    ChatServer server = ChatServer.builder().dataDir(dir)
+        .rateLimits(RateLimits.rocketChatDefaults()
+            .withSendMessagePerUser(new CallLimit(100_000, Duration.ofSeconds(1))))
+        .sessionGrace(resume ? Duration.ofSeconds(15) : Duration.ZERO).build();
+    server.start();
+    List<ChatClient> all = new ArrayList<>();
+    seen = new AtomicLongArray(clients);
+    AtomicLongArray opened = new AtomicLongArray(clients);
+    AtomicLongArray live = new AtomicLongArray(clients);
+    try (BlipProxy proxy = new BlipProxy(server.port())) {
+      server.createUser(USER, "blip-pw");
+      server.createUser(WRITER, "writer-pw");
+      List<String> rids = new ArrayList<>();
+      for (int r = 0; r < rooms; r++) {
+        rids.add("blip-" + r);
+        server.createRoom("blip-" + r, USER, WRITER);
+      }
+      String token = server.issueToken(USER);
+      String writerToken = server.issueToken(WRITER);
+      String url = "ws://127.0.0.1:" + proxy.port() + "/websocket";
+      for (int i = 0; i < clients; i++) {
+        all.add(client(i, url, token, rids, resume, opened, live));
+        if ((i + 1) % START_BATCH == 0 || i + 1 == clients) {
+          awaitTrue(() -> allLive(live, all.size()), "clients connected");
+          progress.printf(Locale.ROOT, "  %d of %d clients live%n", all.size(), clients);
+        }
+      }
+      long rtt = roundTripMicros(url);
+      List<Wave> waves = new ArrayList<>();
+      try (DdpClient writer = writer(server.url(), writerToken)) {
+        for (Duration gap : gaps) {
+          waves.add(wave(server, proxy, all, gap, resume, opened, live, rtt, writer, rids));
+        }
+      }
+      return waves;
+    } finally {
+      all.forEach(ChatClient::close);
+      server.kill();
+      deleteQuietly(dir);
+    }
+  }
+
+  private Wave wave(ChatServer server, BlipProxy proxy, List<ChatClient> all, Duration gap,
+      boolean resume, AtomicLongArray opened, AtomicLongArray live, long rtt, DdpClient writer,
+      List<String> rids) {
+    awaitTrue(() -> allLive(live, clients), "clients live before the blip");
+    long seenBefore = 0;
+    for (int i = 0; i < clients; i++) {
+      seenBefore += seen.get(i);
+    }
+    long resumesBefore = all.stream().mapToLong(c -> c.stats().resumes()).sum();
+    SessionStats before = server.sessionStats();
+    long cpuBefore = serverCpuNanos();
+    for (int i = 0; i < clients; i++) {
+      live.set(i, 0);
+    }
+    int cut = proxy.cut();
+    long gapEnd = System.nanoTime() + gap.toNanos();
+    // While the network is down, one message in every room: each client must get them all.
+    for (String rid : rids) {
+      writer.call("sendMessage", java.util.Map.of("_id", "gap-" + (++written), "rid", rid,
+          "msg", "written during the blip")).join();
+    }
+    LockSupport.parkNanos(Math.max(0, gapEnd - System.nanoTime()));
+    long upNanos = System.nanoTime();
+    proxy.restore();
+    awaitTrue(() -> allLive(live, clients), "every client live again");
+    long expected = seenBefore + (long) clients * rids.size();
+    awaitQuiet(() -> sum(seen) >= expected, Duration.ofSeconds(30));
+    long lostMessages = expected - sum(seen);
+    long lastLive = 0;
+    long[] afterOpen = new long[clients];
+    for (int i = 0; i < clients; i++) {
+      lastLive = Math.max(lastLive, live.get(i) - upNanos);
+      afterOpen[i] = (live.get(i) - opened.get(i)) / 1_000;
+    }
+    long cpu = serverCpuNanos() - cpuBefore;
+    SessionStats after = server.sessionStats();
+    long resumed = all.stream().mapToLong(c -> c.stats().resumes()).sum() - resumesBefore;
+    long lost = server.stats().subscriptionsByRoom().values().stream().mapToLong(v -> v).sum();
+    // The writer's own frames (one sendMessage per room) are not the clients'.
+    return new Wave(resume, clients, rooms, gap.toMillis(), cut,
+        after.framesIn() - before.framesIn() - rids.size(),
+        after.methodCalls() - before.methodCalls() - rids.size(),
+        after.subscriptionRequests() - before.subscriptionRequests(), resumed, cpu,
+        TimeUnit.NANOSECONDS.toMillis(lastLive), afterOpen, rtt,
+        (long) clients * rooms - lost, lostMessages);
+  }
+
+  private ChatClient client(int i, String url, String token, List<String> rids, boolean resume,
+      AtomicLongArray opened, AtomicLongArray live) {
+    TransportFactory sockets = new WebSocketTransportFactory(null,
+        WebSocketTransportFactory.DEFAULT_MAX_FRAME_BYTES, Duration.ofSeconds(10), "blip-" + i);
+    TransportFactory timed = (URI uri, TransportListener l) -> sockets.open(uri,
+        new TransportListener() {
+          @Override
+          public void onOpen() {
+            opened.set(i, System.nanoTime());
+            l.onOpen();
+          }
+
+          @Override
+          public void onMessage(String text) {
+            l.onMessage(text);
+          }
+
+          @Override
+          public void onText(byte[] utf8, int offset, int length) {
+            l.onText(utf8, offset, length);
+          }
+
+          @Override
+          public void onClose(int code, String reason, boolean remote) {
+            l.onClose(code, reason, remote);
+          }
+
+          @Override
+          public void onError(Throwable error) {
+            l.onError(error);
+          }
+        });
+    ChatListener listener = new ChatListener() {
+      @Override
+      public void onMessage(dev.ddpkit.chat.ChatMessage m) {
+        if (m.id().startsWith("gap-")) {
+          seen.incrementAndGet(i);
+        }
+      }
+
+      @Override
+      public void onStatus(ChatStatus status) {
+        if (status.state() == ChatStatus.State.CONNECTED && live.get(i) == 0) {
+          live.set(i, System.nanoTime());
+        }
+      }
+    };
+    ChatClient c = ChatClient.builder().url(url).token(token).rooms(rids).historyLimit(0)
+        .backoff(Backoff.fixed(Duration.ofMillis(250))).stableAfter(Duration.ofSeconds(1))
+        .sessionResumption(resume).transportFactory(timed).listener(listener)
+        .name("blip-" + i).build();
+    c.start();
+    return c;
+  }
+
+  /** A DDP client straight to the server (no proxy), logged in: it writes during the gap. */
+  private static DdpClient writer(String url, String token) {
+    DdpClient d = DdpClient.builder().url(url).name("blip-writer").build();
+    d.connect();
+    d.call("login", java.util.Map.of("resume", token)).join();
+    return d;
+  }
+
+  private static long sum(AtomicLongArray a) {
+    long n = 0;
+    for (int i = 0; i < a.length(); i++) {
+      n += a.get(i);
+    }
+    return n;
+  }
+
+  /** Waits for {@code done} up to {@code max}; returns quietly either way. */
+  private static void awaitQuiet(BooleanSupplier done, Duration max) {
+    long deadline = System.nanoTime() + max.toNanos();
+    while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+  }
+
+  /** The median of 50 method round trips on an idle connection through the proxy, in µs. */
+  private static long roundTripMicros(String url) {
+    try (DdpClient ddp = DdpClient.builder().url(url).name("blip-rtt").build()) {
+      ddp.connect();
+      long[] t = new long[50];
+      for (int i = -10; i < t.length; i++) { // 10 to warm up
+        long start = System.nanoTime();
+        ddp.call("blip/no-such-method").handle((v, e) -> null).get(10, TimeUnit.SECONDS);
+        if (i >= 0) {
+          t[i] = (System.nanoTime() - start) / 1_000;
+        }
+      }
+      Arrays.sort(t);
+      return t[t.length / 2];
+    } catch (Exception e) {
+      throw new IllegalStateException("round trip: " + e, e);
+    }
+  }
+
+  /** CPU time of the server's own threads (selector, workers, store, timer) so far. */
+  private long serverCpuNanos() {
+    long sum = 0;
+    for (long id : threads.getAllThreadIds()) {
+      ThreadInfo info = threads.getThreadInfo(id);
+      if (info != null && info.getThreadName().startsWith("chat-server-")) {
+        long t = threads.getThreadCpuTime(id);
+        if (t > 0) {
+          sum += t;
+        }
+      }
+    }
+    return sum;
+  }
+
+  private static boolean allLive(AtomicLongArray live, int n) {
+    for (int i = 0; i < n; i++) {
+      if (live.get(i) == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static void awaitTrue(BooleanSupplier done, String what) {
+    long deadline = System.nanoTime() + LIVE_TIMEOUT.toNanos();
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("not done within " + LIVE_TIMEOUT + ": " + what);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+    }
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (var files = Files.walk(dir)) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException | UncheckedIOException e) {
+      // a temp directory
+    }
+  }
+}
