@@ -71,6 +71,11 @@ public final class ChatClient implements AutoCloseable {
               public void onConnected(boolean reconnect, boolean resumed) {
                 holder[0].onDdpConnected(resumed);
               }
+
+              @Override
+              public void onDisconnected(int code, String reason) {
+                holder[0].onDdpDisconnected();
+              }
             });
     b.configure(db);
     this.ddp = db.build();

@@ -55,6 +55,8 @@ final class ChatSession {
    * a new one (then they are dropped, and the login and the joins start again).
    */
   private boolean suspended;
+  /** Between the DDP client's connected and its disconnected (told at once, on the loop). */
+  private boolean socketUp;
   /** Signed out or stopped: nothing more happens. Written on the loop, read anywhere. */
   volatile boolean closed;
   long logins;
@@ -130,6 +132,13 @@ final class ChatSession {
     tearDown();
     cancelRecovery();
     recovery = ddp.schedule(settings.retryDelay(++recoveries), this::recoverIfStillUp);
+    // A lost connection fails its calls just before it says it is lost: once this task is over,
+    // a socket still up means the server's answer only said so, and the streams go now.
+    ddp.execute(() -> {
+      if (socketUp && !closed) {
+        finishTearDown();
+      }
+    });
   }
 
   private void tearDown() {
@@ -156,9 +165,15 @@ final class ChatSession {
    * them again ahead of the login.
    */
   void onDdpConnected(boolean resumed) {
+    socketUp = true;
     if (!resumed && !closed) {
       finishTearDown();
     }
+  }
+
+  /** The DDP client's connection ended (told at once, on the loop). */
+  void onDdpDisconnected() {
+    socketUp = false;
   }
 
   /** What a lost connection ends unless its session is resumed: the login and the streams. */
