@@ -55,7 +55,7 @@ public final class BlipCommand {
         clients, rooms, Runtime.getRuntime().availableProcessors(),
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     out.println("resume  gap ms  cut  resumed  frames in/client  calls/client  subs/client"
-        + "  server CPU ms  all live ms  after open p50/p99/max us  rtt us  p99/rtt  lost subs/msgs");
+        + "  server CPU ms  all live ms  after open p50/p99/max us  rtt us  p99/rtt  lost subs/msgs  held/expired");
     try {
       for (boolean resume : new boolean[] {true, false}) {
         List<BlipBench.Wave> waves = new BlipBench(clients, rooms, err).run(resume, gaps);
@@ -72,12 +72,12 @@ public final class BlipCommand {
 
   static String line(BlipBench.Wave w) {
     return String.format(Locale.ROOT,
-        "%-6s  %6d  %4d  %7d  %16.2f  %12.2f  %11.2f  %13.0f  %11d  %9d/%d/%d  %6d  %7.2f  %d/%d",
+        "%-6s  %6d  %4d  %7d  %16.2f  %12.2f  %11.2f  %13.0f  %11d  %9d/%d/%d  %6d  %7.2f  %d/%d  %d/%d",
         w.resume() ? "on" : "off", w.gapMs(), w.cut(), w.resumed(), w.perClient(w.framesIn()),
         w.perClient(w.methodCalls()), w.perClient(w.subscriptions()), w.serverCpuNanos() / 1e6,
         w.lastLiveMs(), w.afterOpen(0.5), w.afterOpen(0.99), w.afterOpen(1.0), w.rttMicros(),
         (double) w.afterOpen(0.99) / Math.max(1, w.rttMicros()), w.lostSubscriptions(),
-        w.lostMessages());
+        w.lostMessages(), w.held(), w.expired());
   }
 
   private static List<Duration> gaps(String csv) {
