@@ -2,7 +2,9 @@ package dev.ddpkit.chat.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.ClosePolicy;
+import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -17,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -90,7 +93,8 @@ public final class ChatServer implements AutoCloseable {
       store = ChatStore.open(cfg.dataDir, threadPrefix + "store", cfg.clock, this::onDurable,
           this::onDurableChanges);
       store.onWriterError(fatal::reportIfFatal);
-      DdpHandler h = new DdpHandler(store, secrets, counters, cfg, t);
+      DdpHandler h = new DdpHandler(store, secrets, counters, cfg,
+          cfg.scheduler != null ? cfg.scheduler : onThread(t));
       handler = h;
       Endpoint ep = new Endpoint(new InetSocketAddress(cfg.host, cfg.port), cfg.workers,
           cfg.maxFrameBytes, h, threadPrefix, fatal);
@@ -99,9 +103,7 @@ public final class ChatServer implements AutoCloseable {
       endpoint = ep;
       ep.startAndAwait(10_000);
       boundPort = ep.getPort();
-      long tick = Math.max(5, Math.min(1000,
-          Math.min(cfg.heartbeatInterval.toMillis(), cfg.heartbeatTimeout.toMillis()) / 4));
-      t.scheduleWithFixedDelay(h::heartbeat, tick, tick, TimeUnit.MILLISECONDS);
+      h.startHeartbeat();
       t.scheduleWithFixedDelay(ep::flushStalledWrites, WRITE_KICK_MILLIS, WRITE_KICK_MILLIS,
           TimeUnit.MILLISECONDS);
       ep.maxSocketsPerAddress(cfg.maxSocketsPerAddress);
@@ -118,6 +120,15 @@ public final class ChatServer implements AutoCloseable {
       state = State.RUNNING;
     }
     log.info("chat server listening on {} (data in {})", url(), cfg.dataDir);
+  }
+
+  /** The server's own timer thread as a {@link Scheduler}: the default one. */
+  private static Scheduler onThread(ScheduledExecutorService timer) {
+    return (delay, task) -> {
+      ScheduledFuture<?> f = timer.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+      Cancellable cancel = () -> f.cancel(false);
+      return cancel;
+    };
   }
 
   private void abortStart() {
@@ -331,9 +342,9 @@ public final class ChatServer implements AutoCloseable {
     }
   }
 
+  /** Waits up to about {@code timeoutMillis} (in 10 ms naps, no clock read) for no connection. */
   private void awaitNoConnections(long timeoutMillis) {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    while (handler.currentConnections() > 0 && System.nanoTime() < deadline) {
+    for (long naps = timeoutMillis / 10; handler.currentConnections() > 0 && naps > 0; naps--) {
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
     }
   }
@@ -611,6 +622,8 @@ public final class ChatServer implements AutoCloseable {
     int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
     Clock clock = Clock.systemUTC();
     Ticker ticker = Ticker.systemTicker();
+    /** Null: the server's own timer thread. */
+    Scheduler scheduler;
     RateLimits rateLimits = RateLimits.rocketChatDefaults();
     ConnectionListener connectionListener = ConnectionListener.NONE;
     int loginFailures = 5;
@@ -824,14 +837,26 @@ public final class ChatServer implements AutoCloseable {
     }
 
     /**
-     * The monotonic time source of the rate limits (default {@link Ticker#systemTicker()}); a test
-     * passes a virtual one to step through a window without waiting.
+     * The monotonic time source of everything the server times (default {@link
+     * Ticker#systemTicker()}): rate limits, admission, heartbeats; a test passes a virtual one (with
+     * the {@link #scheduler} on the same time) to step through them without waiting.
      */
     public Builder ticker(Ticker ticker) {
       if (ticker == null) {
         throw new IllegalArgumentException("ticker must not be null");
       }
       this.ticker = ticker;
+      return this;
+    }
+
+    /**
+     * Where the server's timers run: its heartbeat, the end of a held connection's hold, the drop
+     * after a close the peer never completes (default: the server's own timer thread). A test passes
+     * a {@link dev.ddpkit.reconnect.VirtualScheduler}, with the same object as {@link #ticker}, and
+     * runs them on virtual time. The drain's batches and the write kicks stay on the server's thread.
+     */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
       return this;
     }
 

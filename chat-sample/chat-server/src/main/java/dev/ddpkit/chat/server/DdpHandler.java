@@ -3,13 +3,13 @@ package dev.ddpkit.chat.server;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.regex.Pattern;
 import org.java_websocket.WebSocket;
 import org.java_websocket.exceptions.WebsocketNotConnectedException;
@@ -49,9 +49,10 @@ final class DdpHandler {
   private final Liveness liveness;
   private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
   private final Arrivals arrivals;
+  private final Ticker ticker;
 
   DdpHandler(ChatStore store, Secrets secrets, Counters counters, ChatServer.Builder cfg,
-      ScheduledExecutorService timer) {
+      Scheduler scheduler) {
     this.secrets = secrets;
     this.counters = counters;
     Ticker ticker = cfg.ticker;
@@ -62,9 +63,10 @@ final class DdpHandler {
     ChatMethods chat = new ChatMethods(store, counters, cfg.clock);
     this.methods = new MethodCalls(logins, chat, new MessageEdits(store), new MessagesGet(store),
         cfg.compatibility, rateLimiter, counters);
-    this.liveness = new Liveness(sessions, counters, cfg, timer);
+    this.liveness = new Liveness(sessions, counters, cfg, scheduler);
     // Built with the handler, when the server starts: the admission's bucket is empty then.
-    this.arrivals = new Arrivals(cfg, counters, sessions, timer, this::handle);
+    this.arrivals = new Arrivals(cfg, counters, sessions, scheduler, this::handle);
+    this.ticker = ticker;
   }
 
   void attach(Endpoint endpoint) {
@@ -141,7 +143,7 @@ final class DdpHandler {
   // ------------------------------------------------------------------ DDP framing
 
   private void onText(Session s, String text) {
-    s.touch(System.nanoTime());
+    s.touch(ticker.read());
     s.echoOffending = text.length() <= MAX_ECHO_CHARS;
     JsonNode n;
     try {
@@ -340,6 +342,11 @@ final class DdpHandler {
   /** Sends pings to quiet connections and closes those that did not answer in time. */
   void heartbeat() {
     liveness.heartbeat();
+  }
+
+  /** Starts the heartbeat on the scheduler, every {@link Liveness#tick}. */
+  void startHeartbeat() {
+    liveness.start();
   }
 
   /** See {@link Liveness#closeGracefully}. */
