@@ -5,6 +5,7 @@ import dev.ddpkit.chat.ChatClient;
 import dev.ddpkit.chat.PasswordDigest;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.RateLimits;
+import dev.ddpkit.chat.server.ScriptedFaults;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.Subscription;
@@ -101,8 +102,9 @@ public final class SubscriptionRecovery {
     }
     Path dir = Files.createTempDirectory("ddpkit-bench-recovery");
     // DdpClient re-subscribes every room at once: past Rocket.Chat's 40 streams per 10 s.
+    ScriptedFaults faults = new ScriptedFaults();
     ChatServer server = ChatServer.builder().dataDir(dir).port(0).drainPeriod(Duration.ZERO)
-        .rateLimits(RateLimits.none()).build();
+        .rateLimits(RateLimits.none()).faults(faults).build();
     server.start();
     FaultProxy proxy = null;
     String url = server.url();
@@ -158,7 +160,7 @@ public final class SubscriptionRecovery {
       List<Double> firstReady = new ArrayList<>();
       for (int r = 0; r < repetitions; r++) {
         wire.reset();
-        server.dropAll(1012, "benchmark drop");
+        faults.closeAll(1012, "benchmark drop");
         Samples.await(() -> wire.seen().readyIds() >= rooms, STEP,
             "all " + rooms + " streams ready after the reconnect (saw " + wire.seen() + ")");
         WireClock.Seen seen = wire.seen();

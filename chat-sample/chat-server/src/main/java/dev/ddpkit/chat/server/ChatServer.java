@@ -1,6 +1,5 @@
 package dev.ddpkit.chat.server;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.ClosePolicy;
@@ -23,7 +22,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,8 +34,26 @@ import org.slf4j.LoggerFactory;
  * directory, and every answer is sent only once what it acknowledges is on disk, so a new server
  * on the same directory (and port) carries on after {@link #stop()} or {@link #kill()}.
  *
- * <p>It is the backend of the demo and the fake server of the end-to-end tests, hence the admin
- * methods, the test hooks and {@link #stats()}.
+ * <p>It is the backend of the demo and a test peer a test suite depends on (artifact {@code
+ * dev.ddpkit:chat-server}, test scope): start it, seed users and rooms, inject faults through the
+ * {@link ServerFaults} it was built with, read {@link #stats()}, stop it.
+ *
+ * <pre>{@code
+ * ScriptedFaults faults = new ScriptedFaults();
+ * try (ChatServer server = ChatServer.builder().dataDir(tempDir).faults(faults).build()) {
+ *   server.start();                                   // a free port on 127.0.0.1
+ *   server.createUser("alice", "alice-pw");
+ *   server.createRoom("general", "alice");
+ *   // ... point a client at server.url() ...
+ *   faults.loseNextAcknowledgement();                 // stored, but its answer is lost
+ *   faults.dropAll();                                 // every socket reset mid-session
+ *   assertThat(server.messageCount("general")).isEqualTo(1);
+ * }                                                   // close(): stops it, waits for its threads
+ * }</pre>
+ *
+ * <p>With {@link Builder#ticker} and {@link Builder#scheduler} both a {@link
+ * dev.ddpkit.reconnect.VirtualScheduler} (and a {@link Builder#clock} on the same time), its
+ * heartbeats, holds and token expiry run on virtual time.
  */
 public final class ChatServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ChatServer.class);
@@ -104,6 +120,7 @@ public final class ChatServer implements AutoCloseable {
       ep.startAndAwait(10_000);
       boundPort = ep.getPort();
       h.startHeartbeat();
+      cfg.faults.attached(new FaultTargets());
       t.scheduleWithFixedDelay(ep::flushStalledWrites, WRITE_KICK_MILLIS, WRITE_KICK_MILLIS,
           TimeUnit.MILLISECONDS);
       ep.maxSocketsPerAddress(cfg.maxSocketsPerAddress);
@@ -517,48 +534,18 @@ public final class ChatServer implements AutoCloseable {
     return ep == null ? 0 : ep.acceptedSockets();
   }
 
-  /**
-   * Test hook: closes every open connection with a close frame carrying {@code code} and
-   * {@code reason}; the server keeps running.
-   */
-  public void dropAll(int code, String reason) {
-    DdpHandler h = runningHandler();
-    h.sessions().forEach(s -> h.closeGracefully(s, code, reason == null ? "" : reason));
-  }
+  /** What the installed {@link ServerFaults} may do to the open connections. */
+  private final class FaultTargets implements ServerFaults.Connections {
+    @Override
+    public void closeAll(int code, String reason) {
+      DdpHandler h = runningHandler();
+      h.sessions().forEach(s -> h.closeGracefully(s, code, reason == null ? "" : reason));
+    }
 
-  /**
-   * Test hook: drops every open connection at the TCP level (a reset, no close frame), as a
-   * network failure would; the server keeps running.
-   */
-  public void dropAbruptly() {
-    runningHandler().sessions().forEach(s -> Liveness.dropAbruptly(s.conn));
-  }
-
-  /**
-   * Test hook: when true, the next successful {@code sendMessage} is stored and broadcast as
-   * usual but its {@code result} and {@code updated} frames are not sent (a lost ack).
-   */
-  public void loseNextAcknowledgement(boolean lose) {
-    runningHandler().methods().loseNextAcknowledgement(lose);
-  }
-
-  /**
-   * Test hook: drops the answer of every successful {@code sendMessage} whose stored message
-   * matches {@code where} (null to stop).
-   */
-  public void loseAcknowledgementsWhere(Predicate<JsonNode> where) {
-    runningHandler().methods().loseAcknowledgementsWhere(where);
-  }
-
-  /**
-   * Test hook: every catch-up call ({@code loadMissedMessages}, and {@code messages/get} since a
-   * time or a cursor) from now on is answered only when {@code gate}
-   * completes (then with what is stored at that moment), or refused with the error {@code
-   * error-test-hook} if it fails; {@code null} answers at once again (calls already held still wait
-   * for their gate). Lets a test see a client while it catches up after a reconnect.
-   */
-  public void holdMissedMessages(CompletableFuture<Void> gate) {
-    runningHandler().methods().holdMissedMessages(gate);
+    @Override
+    public void dropAll() {
+      runningHandler().sessions().forEach(s -> Liveness.dropAbruptly(s.conn));
+    }
   }
 
   private DdpHandler runningHandler() {
@@ -624,6 +611,7 @@ public final class ChatServer implements AutoCloseable {
     Ticker ticker = Ticker.systemTicker();
     /** Null: the server's own timer thread. */
     Scheduler scheduler;
+    ServerFaults faults = ServerFaults.NONE;
     RateLimits rateLimits = RateLimits.rocketChatDefaults();
     ConnectionListener connectionListener = ConnectionListener.NONE;
     int loginFailures = 5;
@@ -861,6 +849,15 @@ public final class ChatServer implements AutoCloseable {
     }
 
     /**
+     * The faults a test injects (default {@link ServerFaults#NONE}): a lost acknowledgement, a
+     * held catch-up, every connection cut; {@link ScriptedFaults} is a ready one.
+     */
+    public Builder faults(ServerFaults faults) {
+      this.faults = Objects.requireNonNull(faults, "faults");
+      return this;
+    }
+
+    /**
      * The DDP rate limits, default {@link RateLimits#rocketChatDefaults()} as on a real Rocket.Chat
      * server; {@link RateLimits#none()} for benchmarks that must go past them.
      */
@@ -951,6 +948,8 @@ public final class ChatServer implements AutoCloseable {
       b.fatalErrorHandler = fatalErrorHandler;
       b.upgradeTimeout = upgradeTimeout;
       b.maxSocketsPerAddress = maxSocketsPerAddress;
+      b.scheduler = scheduler;
+      b.faults = faults;
       return b;
     }
 

@@ -62,7 +62,7 @@ final class DdpHandler {
     this.logins = new Logins(store, secrets, counters, cfg, subscriptions);
     ChatMethods chat = new ChatMethods(store, counters, cfg.clock);
     this.methods = new MethodCalls(logins, chat, new MessageEdits(store), new MessagesGet(store),
-        cfg.compatibility, rateLimiter, counters);
+        cfg.compatibility, rateLimiter, counters, cfg.faults);
     this.liveness = new Liveness(sessions, counters, cfg, scheduler);
     // Built with the handler, when the server starts: the admission's bucket is empty then.
     this.arrivals = new Arrivals(cfg, counters, sessions, scheduler, this::handle);
@@ -330,11 +330,6 @@ final class DdpHandler {
   /** Accepted connections open now. */
   int currentConnections() {
     return sessions.size();
-  }
-
-  /** The DDP method calls, for their test hooks. */
-  MethodCalls methods() {
-    return methods;
   }
 
   // ------------------------------------------------------------------ heartbeat and closing
