@@ -50,7 +50,6 @@ public final class ChatClient implements AutoCloseable {
   private final String name;
   private final List<String> rooms;
   private volatile ChatSession.View view;
-  private volatile boolean started;
 
   ChatClient(ChatClientBuilder b) {
     this.ids = b.ids;
@@ -102,19 +101,11 @@ public final class ChatClient implements AutoCloseable {
     return new ChatClientBuilder();
   }
 
-  /** Connects and logs in (returns at once). Rooms are joined once logged in. */
+  /** Connects and logs in (returns at once; a second call does nothing). Rooms join once logged in. */
   public void start() {
-    if (session.closed) {
+    if (session.closed() || !ddp.execute(session::start)) {
       throw new IllegalStateException("closed");
     }
-    if (started) {
-      return;
-    }
-    started = true;
-    if (!ddp.execute(session::start)) {
-      throw new IllegalStateException("closed");
-    }
-    ddp.connect();
   }
 
   /** Returns the client's name (its thread and log name). */
@@ -217,7 +208,7 @@ public final class ChatClient implements AutoCloseable {
     if (rid.isEmpty()) {
       throw new IllegalArgumentException("rid must not be empty");
     }
-    if (session.closed) {
+    if (session.closed()) {
       throw new IllegalStateException("cannot send: client " + view.status().text());
     }
     if (!session.sender.reserve()) {
@@ -271,7 +262,7 @@ public final class ChatClient implements AutoCloseable {
     if (rid.isEmpty() || id.isEmpty()) {
       throw new IllegalArgumentException("rid and id must not be empty");
     }
-    if (session.closed) {
+    if (session.closed()) {
       throw new IllegalStateException("cannot change: client " + view.status().text());
     }
     if (!session.sender.reserve()) {
