@@ -35,7 +35,7 @@ import java.util.stream.Stream;
  * <p>An embedded {@link ChatServer}, one user member of N rooms (100 by default), one {@link
  * DdpClient} logged in (SHA-256 digest, then the resume token in a reconnect hook, as {@link
  * ChatClient} does) and subscribed to every room's {@code stream-room-messages}. Then, several
- * times: the server drops the connection ({@link ChatServer#dropAll}); the client redials; the time
+ * times: the server drops the connection ({@link dev.ddpkit.chat.server.ScriptedFaults#closeAll}); the client redials; the time
  * is taken on the wire ({@link WireClock}) from the new {@code connected} to the last of the N
  * {@code ready}s. The client sends the login and all N subscriptions back to back, so this should
  * take about one round trip plus the server's work, not N round trips. The round trip is measured
