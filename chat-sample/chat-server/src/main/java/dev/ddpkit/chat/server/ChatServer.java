@@ -61,6 +61,8 @@ public final class ChatServer implements AutoCloseable {
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
   /** Period of the work-around for Java-WebSocket's lost write wakeup, see Endpoint. */
   private static final long WRITE_KICK_MILLIS = 10;
+  /** How often every socket's send queue is checked against its limit. */
+  private static final long SEND_QUEUE_CHECK_MILLIS = 100;
 
   private enum State { NEW, STARTING, RUNNING, STOPPING, TERMINATED }
 
@@ -129,6 +131,8 @@ public final class ChatServer implements AutoCloseable {
       t.scheduleWithFixedDelay(
           () -> counters.upgradesTimedOut.addAndGet(ep.dropLateUpgrades(upgradeNanos)),
           sweep, sweep, TimeUnit.MILLISECONDS);
+      t.scheduleWithFixedDelay(h::dropSlowReaders, SEND_QUEUE_CHECK_MILLIS,
+          SEND_QUEUE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       abortStart();
       throw new IllegalStateException("cannot start the chat server: " + e, e);
@@ -574,7 +578,8 @@ public final class ChatServer implements AutoCloseable {
         counters.acceptsPerSecond(),
         counters.rejectsPerSecond(),
         counters.socketsRefusedPerAddress.get(),
-        counters.upgradesTimedOut.get());
+        counters.upgradesTimedOut.get(),
+        counters.slowReadersDropped.get());
   }
 
   @Override
@@ -622,8 +627,23 @@ public final class ChatServer implements AutoCloseable {
     FatalErrorHandler fatalErrorHandler = FatalErrorHandler.KILL_SERVER;
     Duration upgradeTimeout = Duration.ofSeconds(5);
     int maxSocketsPerAddress = 0;
+    long maxSendQueueBytes = 4L << 20;
 
     private Builder() {}
+
+    /**
+     * The most bytes queued for one socket and not yet written (default 4 MiB, checked every
+     * 100 ms, so what arrives for it within one check comes on top): past it the client is not
+     * reading, and it is dropped with 1008, whether or not it pings (counted in {@link
+     * ChatServerStats#slowReadersDropped}).
+     */
+    public Builder maxSendQueueBytes(long bytes) {
+      if (bytes < 1024) {
+        throw new IllegalArgumentException("maxSendQueueBytes must be >= 1024: " + bytes);
+      }
+      this.maxSendQueueBytes = bytes;
+      return this;
+    }
 
     /**
      * How long an accepted socket may take to complete its HTTP upgrade before it is dropped
@@ -950,6 +970,7 @@ public final class ChatServer implements AutoCloseable {
       b.maxSocketsPerAddress = maxSocketsPerAddress;
       b.scheduler = scheduler;
       b.faults = faults;
+      b.maxSendQueueBytes = maxSendQueueBytes;
       return b;
     }
 

@@ -21,6 +21,7 @@ final class Counters {
   final AtomicLong rateLimited = new AtomicLong();
   final AtomicLong socketsRefusedPerAddress = new AtomicLong();
   final AtomicLong upgradesTimedOut = new AtomicLong();
+  final AtomicLong slowReadersDropped = new AtomicLong();
   private final TreeMap<Long, Integer> acceptsPerSecond = new TreeMap<>();
   private final TreeMap<Long, Integer> rejectsPerSecond = new TreeMap<>();
 

@@ -47,6 +47,7 @@ final class DdpHandler {
   private final Logins logins;
   private final MethodCalls methods;
   private final Liveness liveness;
+  private final SendQueues sendQueues;
   private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
   private final Arrivals arrivals;
   private final Ticker ticker;
@@ -64,6 +65,7 @@ final class DdpHandler {
     this.methods = new MethodCalls(logins, chat, new MessageEdits(store), new MessagesGet(store),
         cfg.compatibility, rateLimiter, counters, cfg.faults);
     this.liveness = new Liveness(sessions, counters, cfg, scheduler);
+    this.sendQueues = new SendQueues(sessions, counters, cfg.maxSendQueueBytes);
     // Built with the handler, when the server starts: the admission's bucket is empty then.
     this.arrivals = new Arrivals(cfg, counters, sessions, scheduler, this::handle);
     this.ticker = ticker;
@@ -335,6 +337,11 @@ final class DdpHandler {
   // ------------------------------------------------------------------ heartbeat and closing
 
   /** Sends pings to quiet connections and closes those that did not answer in time. */
+  /** Drops the sockets whose send queue is over the limit (see {@link SendQueues}). */
+  void dropSlowReaders() {
+    sendQueues.dropSlowReaders();
+  }
+
   void heartbeat() {
     liveness.heartbeat();
   }

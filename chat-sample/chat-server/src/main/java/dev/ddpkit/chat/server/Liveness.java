@@ -112,6 +112,14 @@ final class Liveness {
 
   /** Drops a connection at the TCP level: no close frame, a reset instead of a FIN. */
   static void dropAbruptly(WebSocket conn) {
+    dropAbruptly(conn, 1006, "dropped by the server");
+  }
+
+  /**
+   * Drops a connection at the TCP level, reporting {@code code} and {@code reason} as its close
+   * (to the server's listeners and logs: the peer gets a reset).
+   */
+  static void dropAbruptly(WebSocket conn, int code, String reason) {
     if (conn instanceof WebSocketImpl) {
       WebSocketImpl impl = (WebSocketImpl) conn;
       ByteChannel ch = impl.getChannel();
@@ -122,9 +130,9 @@ final class Liveness {
           log.debug("could not set SO_LINGER before a drop", e);
         }
       }
-      impl.closeConnection(1006, "dropped by the server");
+      impl.closeConnection(code, reason);
     } else {
-      conn.closeConnection(1006, "dropped by the server");
+      conn.closeConnection(code, reason);
     }
   }
 }
