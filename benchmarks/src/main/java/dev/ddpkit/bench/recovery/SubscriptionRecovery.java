@@ -2,7 +2,7 @@ package dev.ddpkit.bench.recovery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.ChatClient;
-import dev.ddpkit.chat.PasswordDigest;
+import dev.ddpkit.chat.protocol.PasswordDigest;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.RateLimits;
 import dev.ddpkit.chat.server.ScriptedFaults;

@@ -1,5 +1,6 @@
 package dev.ddpkit.chat;
 
+import dev.ddpkit.chat.protocol.PasswordDigest;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.DdpClientBuilder;
 import dev.ddpkit.ddp.DdpStats;
