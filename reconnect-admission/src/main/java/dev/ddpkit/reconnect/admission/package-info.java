@@ -20,8 +20,8 @@
  *
  * <p>No network and no protocol here: the server calls {@code admit()} when a socket opens,
  * closes it with 1013 and the verdict's reason if it is rejected, and serves it after the
- * verdict's hold (keeping what it sends meanwhile) if it is held. The herd simulation ({@link
- * dev.ddpkit.reconnect.sim}) and the sample's {@code ChatServer} use the same class, so the
+ * verdict's hold (keeping what it sends meanwhile) if it is held. The herd simulation ({@code
+ * dev.ddpkit.reconnect.sim}, module herd-simulation) and the sample's {@code ChatServer} use the same class, so the
  * simulation predicts the server.
  */
 package dev.ddpkit.reconnect.admission;
