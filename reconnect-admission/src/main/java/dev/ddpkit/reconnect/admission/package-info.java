@@ -3,7 +3,7 @@
  * dev.ddpkit.reconnect.admission.Admission} decides, for each new connection, whether the server
  * takes it now, and if not, hands it an appointment and keeps it.
  *
- * <p>A client's {@link dev.ddpkit.reconnect.ReconnectionManager} treats a close reason such as
+ * <p>A client's {@code ReconnectionManager} (reconnection-manager) treats a close reason such as
  * {@code retry-after=350} as an appointment: it dials again at that time (plus a small spread),
  * whatever its own backoff curve says. That is only worth something if the server keeps the
  * appointment: here a dial past the server's rate is given the next free slot of a token bucket

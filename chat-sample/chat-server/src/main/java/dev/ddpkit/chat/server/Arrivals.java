@@ -55,7 +55,7 @@ final class Arrivals {
         .burst(cfg.acceptBurst == 0 ? cfg.acceptRate : cfg.acceptBurst)
         .appointments(cfg.retryAfterHints)
         .warmUp(cfg.warmUp)
-        .ticker(cfg.ticker)
+        .ticker(cfg.ticker::read)
         .build();
     this.retryAfterHints = cfg.retryAfterHints;
     this.clock = cfg.clock;
