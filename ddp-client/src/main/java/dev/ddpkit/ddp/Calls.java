@@ -39,10 +39,7 @@ final class Calls {
       return;
     }
     methods.add(c);
-    ResyncState r = engine.resyncState();
-    if (r != null && r.collecting) {
-      r.methods.add(c.id);
-    }
+    engine.resync().callQueued(c.id);
     if (c.options.timeout() != null) {
       Cancellable t = engine.scheduleOnLoop(c.options.timeout(), () -> onTimeout(c));
       c.future.whenComplete((v, e) -> t.cancel());
@@ -55,7 +52,7 @@ final class Calls {
   /** Sends the calls of the first block that are not on the wire yet. */
   void send() {
     for (PendingCall c : methods.sendable()) {
-      c.sent = true;
+      c.markSent();
       if (log.isDebugEnabled()) {
         log.debug("{}: -> method {} id={} params={}", name, c.method, c.id,
             Redaction.params(c.method, c.params));
@@ -95,9 +92,7 @@ final class Calls {
 
   /** {@code updated}: the resync stops waiting for these calls. */
   void onUpdated(List<String> ids) {
-    ResyncState r = engine.resyncState();
-    if (r != null) {
-      ids.forEach(r.methods::remove);
+    if (engine.resync().callsDone(ids)) {
       engine.maybeFinishResync();
     }
   }
@@ -113,9 +108,7 @@ final class Calls {
     if (engine.state().isConnected()) {
       send(); // the next block, if this call ended the first one
     }
-    ResyncState r = engine.resyncState();
-    if (r != null) {
-      r.methods.remove(c.id);
+    if (engine.resync().callsDone(List.of(c.id))) {
       engine.maybeFinishResync();
     }
   }

@@ -121,8 +121,14 @@ final class ClientEngine {
     return state;
   }
 
+  /** The resync under way, or {@code null}. */
   ResyncState resyncState() {
     return resync.current();
+  }
+
+  /** The resynchronisation: the one keeper of its books. */
+  Resync resync() {
+    return resync;
   }
 
   /** The current socket, or {@code null} in a state without one. */
@@ -304,7 +310,7 @@ final class ClientEngine {
       return;
     }
     counters.reconnects.incrementAndGet();
-    ResyncState r = resync.begin(c);
+    resync.begin(c);
     List<MethodQueue.Block> old = calls.takeAll();
     hookCalls = new ArrayList<>();
     for (ReconnectHook h : listeners.hooks) {
@@ -317,10 +323,10 @@ final class ClientEngine {
     List<PendingCall> made = hookCalls;
     hookCalls = null;
     made.forEach(this::enqueueCall); // ahead of the old calls, as if made before them
-    r.methods.addAll(calls.appendAll(old));
+    resync.callsResent(calls.appendAll(old));
     subs.sendUnsent();
     calls.send();
-    r.collecting = false;
+    resync.endOfSequence();
     maybeFinishResync();
   }
 

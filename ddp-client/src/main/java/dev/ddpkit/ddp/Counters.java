@@ -13,7 +13,13 @@ final class Counters {
   final AtomicLong reconnects = new AtomicLong();
   final AtomicLong heartbeatTimeouts = new AtomicLong();
   final AtomicLong connectTimeouts = new AtomicLong();
-  volatile String lastProtocolError = "";
+  private volatile String lastProtocolError = "";
+
+  /** Counts a protocol error and keeps it as the last one. */
+  void protocolError(String what) {
+    protocolErrors.incrementAndGet();
+    lastProtocolError = what;
+  }
 
   DdpStats snapshot() {
     return new DdpStats(

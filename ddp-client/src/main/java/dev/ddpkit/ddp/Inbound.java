@@ -195,8 +195,7 @@ final class Inbound {
 
   /** A protocol error that does not justify dropping the connection. */
   void countProtocolError(String what) {
-    counters.protocolErrors.incrementAndGet();
-    counters.lastProtocolError = what;
+    counters.protocolError(what);
     warn("protocol error: " + what);
   }
 

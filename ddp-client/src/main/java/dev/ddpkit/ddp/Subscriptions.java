@@ -43,12 +43,10 @@ final class Subscriptions {
     }
     s.markUnsubscribed(
         new DdpException("subscription " + s.name() + " was stopped before it was ready"));
-    if (s.sent && engine.state().isConnected()) {
+    if (s.isSent() && engine.state().isConnected()) {
       engine.send(out.unsub(s.id()));
     }
-    ResyncState r = engine.resyncState();
-    if (r != null) {
-      r.subs.remove(s.id());
+    if (engine.resync().subscriptionGone(s.id())) {
       engine.maybeFinishResync();
     }
   }
@@ -56,34 +54,27 @@ final class Subscriptions {
   /** Sends every subscription not sent on this connection yet, in order. */
   void sendUnsent() {
     for (SubscriptionImpl s : new ArrayList<>(subs.values())) {
-      if (!s.sent) {
+      if (!s.isSent()) {
         send(s);
       }
     }
   }
 
   private void send(SubscriptionImpl s) {
-    s.sent = true;
+    s.markSent();
     log.debug("{}: -> sub {} id={}", name, s.name(), s.id());
     engine.send(out.sub(s.id(), s.name(), s.params));
-    ResyncState r = engine.resyncState();
-    if (r != null && r.collecting) {
-      r.subs.add(s.id());
-    }
+    engine.resync().subscriptionSent(s.id());
   }
 
   /** {@code ready}: each becomes ready, or, during a resync, once the store shows its data. */
   void onReady(List<String> ids) {
-    ResyncState r = engine.resyncState();
     for (String id : ids) {
       SubscriptionImpl s = subs.get(id);
       if (s == null) {
         continue; // stopped meanwhile
       }
-      if (r != null) {
-        r.subs.remove(id);
-        r.readied.add(s);
-      } else {
+      if (!engine.resync().subscriptionReady(s)) {
         s.markReady();
       }
     }
@@ -93,10 +84,7 @@ final class Subscriptions {
   /** {@code nosub} (or a malformed one): the subscription ends with {@code cause}. */
   void onNoSub(String id, Function<SubscriptionImpl, DdpException> cause) {
     SubscriptionImpl s = subs.remove(id);
-    ResyncState r = engine.resyncState();
-    if (r != null) {
-      r.subs.remove(id);
-    }
+    engine.resync().subscriptionGone(id);
     if (s != null) {
       DdpException ex = cause.apply(s);
       log.debug("{}: <- nosub {} id={} ({})", name, s.name(), id, ex.getClass().getSimpleName());
@@ -119,7 +107,7 @@ final class Subscriptions {
   /** The connection is lost: every subscription is to be sent again, and stale till then. */
   void connectionLost() {
     for (SubscriptionImpl s : subs.values()) {
-      s.sent = false;
+      s.markUnsent();
       s.markStale();
     }
   }
