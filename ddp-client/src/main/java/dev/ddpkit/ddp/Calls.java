@@ -2,7 +2,7 @@ package dev.ddpkit.ddp;
 
 import dev.ddpkit.ddp.protocol.ClientMessages;
 import dev.ddpkit.ddp.protocol.DdpMessage;
-import dev.ddpkit.ddp.protocol.MethodError;
+import dev.ddpkit.ddp.protocol.DdpError;
 import dev.ddpkit.reconnect.Cancellable;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,7 +68,7 @@ final class Calls {
       return false;
     }
     send(); // the next block, if this result ended the first one
-    MethodError e = r.error();
+    DdpError e = r.error();
     if (e != null) {
       log.debug("{}: <- result id={} error={}", name, c.id, e.error());
       c.future.completeExceptionally(new DdpMethodException(e.error(), e.reason(), e.details()));

@@ -26,7 +26,7 @@ final class Resync {
   private final String name;
   private final Duration timeout;
   private final DataRouter data;
-  private final Subscriptions subs;
+  private final LiveSubscriptions subs;
   private final Listeners listeners;
   private final Runnable afterTimeout;
   private ResyncState current;
@@ -37,7 +37,7 @@ final class Resync {
   private boolean announced;
 
   /** {@code afterTimeout} is told when the timeout let go of what it awaited, to finish it. */
-  Resync(String name, Duration timeout, DataRouter data, Subscriptions subs, Listeners listeners,
+  Resync(String name, Duration timeout, DataRouter data, LiveSubscriptions subs, Listeners listeners,
       Runnable afterTimeout) {
     this.afterTimeout = afterTimeout;
     this.name = name;

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * state and the counters under one lock, the transitions, and the timers. It is the only writer of
  * that state: how a close is taken is decided by {@link CloseHandling} as an immutable {@link
  * NextStep}, which {@link #applyLocked} carries out. What it decides to do outside the lock goes
- * through an {@link Outbox}.
+ * through an {@link DeferredActions}.
  */
 final class ManagerCore {
   private static final Logger log = LoggerFactory.getLogger(ReconnectionManager.class);
@@ -25,7 +25,7 @@ final class ManagerCore {
 
   private final Object lock = new Object();
   // Everything below is guarded by lock.
-  private final Outbox outbox;
+  private final DeferredActions deferred;
   private final SingleTimer timer;
   private final CloseHandling closes;
   private Connector connector;
@@ -52,7 +52,7 @@ final class ManagerCore {
     this.credentialsRefresher = b.credentialsRefresher;
     this.name = b.name;
     this.feed = new StatusFeed(b.listeners, b.name);
-    this.outbox = new Outbox(lock, b.scheduler);
+    this.deferred = new DeferredActions(lock, b.scheduler);
     this.timer = new SingleTimer(b.scheduler);
     this.closes = new CloseHandling(policy, new RetryTiming(policy, b.random, b.name), b.name);
     this.snapshot = snapshotLocked();
@@ -91,7 +91,7 @@ final class ManagerCore {
         dialLocked();
       }
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** {@link Attempt#opened()}: the connection of attempt {@code a} is open. */
@@ -110,7 +110,7 @@ final class ManagerCore {
       timer.schedule(stableAfter, this::onStable);
       moveLocked(State.CONNECTED);
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** {@link Attempt#closed(int, String)}: the connection of attempt {@code a} closed. */
@@ -123,7 +123,7 @@ final class ManagerCore {
       }
       fault = closedLocked(code, reason);
     }
-    outbox.drain();
+    deferred.drain();
     if (fault != null) {
       throw fault;
     }
@@ -141,7 +141,7 @@ final class ManagerCore {
     synchronized (lock) {
       flagChangedLocked(holds.networkLost(false), "network available");
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** {@link ReconnectionManager#networkLost()}. */
@@ -149,7 +149,7 @@ final class ManagerCore {
     synchronized (lock) {
       flagChangedLocked(holds.networkLost(true), null);
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** {@link ReconnectionManager#suspend()}. */
@@ -157,7 +157,7 @@ final class ManagerCore {
     synchronized (lock) {
       flagChangedLocked(holds.suspended(true), null);
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** {@link ReconnectionManager#resume()}. */
@@ -165,7 +165,7 @@ final class ManagerCore {
     synchronized (lock) {
       flagChangedLocked(holds.suspended(false), "resumed");
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** Stops for good: no more dials. The owner closes its socket itself. */
@@ -179,7 +179,7 @@ final class ManagerCore {
       reason = "stopped by client";
       moveLocked(State.STOPPED);
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   // ---- transitions (all under lock) ----
@@ -211,7 +211,7 @@ final class ManagerCore {
       moveLocked(State.STOPPED);
     } else if (step instanceof NextStep.DialNow dial) {
       if (dial.refreshCredentials()) {
-        outbox.add(this::refreshCredentials);
+        deferred.add(this::refreshCredentials);
       }
       delay = Duration.ZERO;
       if (isHeldLocked()) {
@@ -221,7 +221,7 @@ final class ManagerCore {
       }
     } else if (step instanceof NextStep.Wait wait) {
       if (wait.refreshCredentials()) {
-        outbox.add(this::refreshCredentials);
+        deferred.add(this::refreshCredentials);
       }
       if (wait.appointment()) {
         waitForAppointmentLocked(wait.delay());
@@ -321,7 +321,7 @@ final class ManagerCore {
     current = a;
     moveLocked(State.CONNECTING);
     Connector c = connector;
-    outbox.add(() -> dial(c, a));
+    deferred.add(() -> dial(c, a));
   }
 
   /** Moves to {@code next} and publishes it (listeners see a move to the same state too). */
@@ -337,7 +337,7 @@ final class ManagerCore {
   private void publishLocked() {
     ReconnectStatus s = snapshotLocked();
     snapshot = s;
-    outbox.add(() -> feed.publish(s));
+    deferred.add(() -> feed.publish(s));
   }
 
   private ReconnectStatus snapshotLocked() {
@@ -361,7 +361,7 @@ final class ManagerCore {
       timer.fired();
       dialLocked();
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   private void onStable(long gen) {
@@ -376,7 +376,7 @@ final class ManagerCore {
       delay = Duration.ZERO;
       publishLocked(); // still CONNECTED, with the counters reset
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   private void dial(Connector c, Attempt a) {

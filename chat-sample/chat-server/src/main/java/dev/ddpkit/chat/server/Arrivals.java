@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * with this object when the server starts (its bucket empty then): rejected with 1013 and an
  * appointment, served at once, or held under the admission's peak limit and served when the hold
  * is over (its frames kept meanwhile in its {@link Hold}). Serving adds the session to the open
- * ones and greets it with {@code server_id}. Every {@link ConnectionListener} event (accepted,
+ * ones and greets it with {@code server_id}. Every {@link ServerConnectionListener} event (accepted,
  * rejected, closed) is sent from here.
  */
 final class Arrivals {
@@ -34,7 +34,7 @@ final class Arrivals {
   private final Admission admission;
   private final boolean retryAfterHints;
   private final Clock clock;
-  private final ConnectionListener listener;
+  private final ServerConnectionListener listener;
   private final Set<Session> sessions;
   private final Scheduler scheduler;
   private final Ticker ticker;

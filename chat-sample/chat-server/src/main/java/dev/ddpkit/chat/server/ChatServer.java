@@ -618,7 +618,7 @@ public final class ChatServer implements AutoCloseable {
     Scheduler scheduler;
     ServerFaults faults = ServerFaults.NONE;
     RateLimits rateLimits = RateLimits.rocketChatDefaults();
-    ConnectionListener connectionListener = ConnectionListener.NONE;
+    ServerConnectionListener connectionListener = ServerConnectionListener.NONE;
     int loginFailures = 5;
     Duration loginWindow = Duration.ofSeconds(10);
     int addressLoginFailures = 20;
@@ -890,7 +890,7 @@ public final class ChatServer implements AutoCloseable {
     }
 
     /** A hook told about every accepted and turned-away connection. */
-    public Builder connectionListener(ConnectionListener listener) {
+    public Builder connectionListener(ServerConnectionListener listener) {
       if (listener == null) {
         throw new IllegalArgumentException("connectionListener must not be null");
       }

@@ -28,7 +28,7 @@ class AdmissionAndDrainTest extends ServerTestSupport {
     AtomicLong nanos = new AtomicLong();
     List<Long> accepted = new CopyOnWriteArrayList<>();
     ChatServer s = startSeeded(b -> b.acceptRate(2).ticker(nanos::get)
-        .connectionListener(new ConnectionListener() {
+        .connectionListener(new ServerConnectionListener() {
           @Override
           public void accepted(long epochMillis) {
             accepted.add(epochMillis);

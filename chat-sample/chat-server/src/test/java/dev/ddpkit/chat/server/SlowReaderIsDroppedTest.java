@@ -31,7 +31,7 @@ class SlowReaderIsDroppedTest extends ServerTestSupport {
   void aPingingClientThatNeverReadsIsDroppedWith1008AtTheByteLimit() throws Exception {
     List<Integer> closes = new CopyOnWriteArrayList<>();
     ChatServer s = startSeeded(b -> b.maxSendQueueBytes(LIMIT)
-        .connectionListener(new ConnectionListener() {
+        .connectionListener(new ServerConnectionListener() {
           @Override
           public void closed(long epochMillis, int code, boolean remote) {
             closes.add(code);

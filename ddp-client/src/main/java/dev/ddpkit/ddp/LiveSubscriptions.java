@@ -1,7 +1,7 @@
 package dev.ddpkit.ddp;
 
 import dev.ddpkit.ddp.protocol.ClientMessages;
-import dev.ddpkit.ddp.protocol.MethodError;
+import dev.ddpkit.ddp.protocol.DdpError;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * their own ids after a reconnect, ended by {@code nosub}, {@link Subscription#stop()} or the end
  * of the client. Event loop only.
  */
-final class Subscriptions {
+final class LiveSubscriptions {
   private static final Logger log = LoggerFactory.getLogger(DdpClient.class);
 
   private final ClientEngine engine;
@@ -22,7 +22,7 @@ final class Subscriptions {
   private final ClientMessages out;
   private final LinkedHashMap<String, SubscriptionImpl> subs = new LinkedHashMap<>();
 
-  Subscriptions(ClientEngine engine, String name, ClientMessages out) {
+  LiveSubscriptions(ClientEngine engine, String name, ClientMessages out) {
     this.engine = engine;
     this.name = name;
     this.out = out;
@@ -93,7 +93,7 @@ final class Subscriptions {
     engine.maybeFinishResync();
   }
 
-  static DdpException nosubCause(SubscriptionImpl s, MethodError error) {
+  static DdpException nosubCause(SubscriptionImpl s, DdpError error) {
     return error != null
         ? new DdpMethodException(error.error(), error.reason(), error.details())
         : new DdpException("subscription " + s.name() + " was stopped by the server");

@@ -3,7 +3,7 @@ package dev.ddpkit.ddp;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The counters behind {@link DdpStats}: written on the loop, read from any thread. */
-final class Counters {
+final class StatsCounters {
   final AtomicLong framesIn = new AtomicLong();
   final AtomicLong framesOut = new AtomicLong();
   final AtomicLong protocolErrors = new AtomicLong();
