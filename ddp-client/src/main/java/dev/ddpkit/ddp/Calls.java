@@ -2,7 +2,7 @@ package dev.ddpkit.ddp;
 
 import dev.ddpkit.ddp.protocol.ClientMessages;
 import dev.ddpkit.ddp.protocol.DdpMessage;
-import dev.ddpkit.ddp.protocol.MethodError;
+import dev.ddpkit.ddp.protocol.DdpError;
 import dev.ddpkit.reconnect.Cancellable;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -47,10 +47,7 @@ final class Calls {
       return;
     }
     methods.add(c);
-    ResyncState r = engine.resyncState();
-    if (r != null && r.collecting) {
-      r.methods.add(c.id);
-    }
+    engine.resync().callQueued(c.id);
     if (c.options.timeout() != null) {
       Cancellable t = engine.scheduleOnLoop(c.options.timeout(), () -> onTimeout(c));
       c.future.whenComplete((v, e) -> t.cancel());
@@ -63,7 +60,7 @@ final class Calls {
   /** Sends the calls of the first block that are not on the wire yet. */
   void send() {
     for (PendingCall c : methods.sendable()) {
-      c.sent = true;
+      c.markSent();
       if (log.isDebugEnabled()) {
         log.debug("{}: -> method {} id={} params={}", name, c.method, c.id,
             Redaction.params(c.method, c.params));
@@ -86,7 +83,7 @@ final class Calls {
       answeredTwice.add(c.id); // the other copy's answer may follow
     }
     send(); // the next block, if this result ended the first one
-    MethodError e = r.error();
+    DdpError e = r.error();
     if (e != null) {
       log.debug("{}: <- result id={} error={}", name, c.id, e.error());
       c.future.completeExceptionally(new DdpMethodException(e.error(), e.reason(), e.details()));
@@ -110,9 +107,7 @@ final class Calls {
 
   /** {@code updated}: the resync stops waiting for these calls. */
   void onUpdated(List<String> ids) {
-    ResyncState r = engine.resyncState();
-    if (r != null) {
-      ids.forEach(r.methods::remove);
+    if (engine.resync().callsDone(ids)) {
       engine.maybeFinishResync();
     }
   }
@@ -128,9 +123,7 @@ final class Calls {
     if (engine.state().isConnected()) {
       send(); // the next block, if this call ended the first one
     }
-    ResyncState r = engine.resyncState();
-    if (r != null) {
-      r.methods.remove(c.id);
+    if (engine.resync().callsDone(List.of(c.id))) {
       engine.maybeFinishResync();
     }
   }

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * The connection state machine behind {@link DdpClient}: one {@link EngineState}, changed only by
  * {@link #transitionTo}, which tears a connection down once and in one order. The jobs are split
  * out: {@link Connection} (a socket with its attempt and timers), {@link Heartbeat}, {@link
- * Calls}, {@link Subscriptions}, {@link DataRouter}, {@link Resync}, {@link Listeners}. Every
+ * Calls}, {@link LiveSubscriptions}, {@link DataRouter}, {@link Resync}, {@link Listeners}. Every
  * method not marked otherwise runs on the event loop.
  */
 final class ClientEngine {
@@ -47,10 +47,10 @@ final class ClientEngine {
   private final Cancellable managerListener;
   private DdpClient client;
 
-  final Counters counters = new Counters();
+  final StatsCounters counters = new StatsCounters();
   final Listeners listeners;
   final DataRouter data;
-  final Subscriptions subs;
+  final LiveSubscriptions subs;
   final Calls calls;
   final Heartbeat heartbeat;
   private final RetiredTransports retired;
@@ -77,7 +77,7 @@ final class ClientEngine {
     this.listeners.status.addAll(initialListeners);
     this.data = new DataRouter(name);
     this.retired = new RetiredTransports(name);
-    this.subs = new Subscriptions(this, name, out);
+    this.subs = new LiveSubscriptions(this, name, out);
     this.calls = new Calls(this, name, out, config.maxQueuedCalls());
     this.resync = new Resync(name, config.resyncTimeout(), data, subs, listeners,
         this::maybeFinishResync);
@@ -123,8 +123,14 @@ final class ClientEngine {
     return state;
   }
 
+  /** The resync under way, or {@code null}. */
   ResyncState resyncState() {
     return resync.current();
+  }
+
+  /** The resynchronisation: the one keeper of its books. */
+  Resync resync() {
+    return resync;
   }
 
   /** The current socket, or {@code null} in a state without one. */
@@ -319,7 +325,7 @@ final class ClientEngine {
       return;
     }
     counters.reconnects.incrementAndGet();
-    ResyncState r = resync.begin(c);
+    resync.begin(c);
     List<MethodQueue.Block> old = calls.takeAll();
     hookCalls = new ArrayList<>();
     for (ReconnectHook h : listeners.hooks) {
@@ -332,10 +338,10 @@ final class ClientEngine {
     List<PendingCall> made = hookCalls;
     hookCalls = null;
     made.forEach(this::enqueueCall); // ahead of the old calls, as if made before them
-    r.methods.addAll(calls.appendAll(old));
+    resync.callsResent(calls.appendAll(old));
     subs.sendUnsent();
     calls.send();
-    r.collecting = false;
+    resync.endOfSequence();
     maybeFinishResync();
   }
 

@@ -29,7 +29,7 @@ final class Heartbeat {
   private final Duration interval;
   private final Duration timeout;
   private final ClientMessages out;
-  private final Counters counters;
+  private final StatsCounters counters;
   private Connection conn;
   private Cancellable idleTimer;
   private long lastInboundNanos;
@@ -38,7 +38,7 @@ final class Heartbeat {
   private Cancellable probeTimer;
 
   Heartbeat(ClientEngine engine, String name, Ticker ticker, Duration interval, Duration timeout,
-      ClientMessages out, Counters counters) {
+      ClientMessages out, StatsCounters counters) {
     this.engine = engine;
     this.name = name;
     this.ticker = ticker;

@@ -24,11 +24,11 @@ final class Inbound {
   private final boolean strict;
   private final DdpMessages parser;
   private final ClientMessages out;
-  private final Counters counters;
+  private final StatsCounters counters;
   private final WarnLimiter warnings;
 
   Inbound(ClientEngine engine, EngineConfig config, ObjectMapper mapper, ClientMessages out,
-      Counters counters) {
+      StatsCounters counters) {
     this.engine = engine;
     this.name = config.name();
     this.maxFrameBytes = config.maxFrameBytes();
@@ -142,7 +142,7 @@ final class Inbound {
     } else if (m instanceof DdpMessage.Ready r) {
       engine.subs.onReady(r.subs());
     } else if (m instanceof DdpMessage.NoSub n) {
-      engine.subs.onNoSub(n.id(), s -> Subscriptions.nosubCause(s, n.error()));
+      engine.subs.onNoSub(n.id(), s -> LiveSubscriptions.nosubCause(s, n.error()));
     } else if (m instanceof DdpMessage.Result r) {
       if (!engine.calls.onResult(r)) {
         countProtocolError("'result' for an unknown method id");
@@ -198,8 +198,7 @@ final class Inbound {
 
   /** A protocol error that does not justify dropping the connection. */
   void countProtocolError(String what) {
-    counters.protocolErrors.incrementAndGet();
-    counters.lastProtocolError = what;
+    counters.protocolError(what);
     warn("protocol error: " + what);
   }
 

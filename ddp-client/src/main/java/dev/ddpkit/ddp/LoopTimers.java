@@ -33,7 +33,7 @@ final class LoopTimers {
       live.remove(t);
       return () -> {};
     }
-    t.underlying = scheduler.schedule(delay, () -> loop.execute(t::fire));
+    t.arm(scheduler.schedule(delay, () -> loop.execute(t::fire)));
     if (closed) {
       t.cancel(); // raced with cancelAll(): it may not have seen this timer
     }
@@ -59,6 +59,11 @@ final class LoopTimers {
 
     Timer(Runnable task) {
       this.task = task;
+    }
+
+    /** The scheduler's timer behind this one, to cancel with it. */
+    void arm(Cancellable underlying) {
+      this.underlying = underlying;
     }
 
     /** On the loop: runs the task unless it was cancelled meanwhile. */

@@ -49,7 +49,7 @@ final class MethodQueue {
     }
     List<PendingCall> out = new ArrayList<>();
     for (PendingCall c : first.calls) {
-      if (!c.sent) {
+      if (!c.isSent()) {
         out.add(c);
       }
     }
@@ -62,7 +62,7 @@ final class MethodQueue {
    */
   PendingCall takeSent(String id) {
     PendingCall c = byId.get(id);
-    if (c == null || !c.sent) {
+    if (c == null || !c.isSent()) {
       return null;
     }
     remove(c);
@@ -104,7 +104,7 @@ final class MethodQueue {
     int n = 0;
     for (Block b : blocks) {
       for (PendingCall c : b.calls) {
-        if (!c.sent) {
+        if (!c.isSent()) {
           n++;
         }
       }
@@ -122,12 +122,12 @@ final class MethodQueue {
       Block b = it.next();
       for (Iterator<PendingCall> ci = b.calls.iterator(); ci.hasNext(); ) {
         PendingCall c = ci.next();
-        if (c.sent && c.options.noRetry()) {
+        if (c.isSent() && c.options.noRetry()) {
           ci.remove();
           byId.remove(c.id);
           failed.add(c);
         }
-        c.sent = false;
+        c.markUnsent();
       }
       if (b.calls.isEmpty()) {
         it.remove();

@@ -12,13 +12,28 @@ final class PendingCall {
   final CallOptions options;
   final CompletableFuture<JsonNode> future = new CompletableFuture<>();
   /** Sent on the current connection. */
-  boolean sent;
+  private boolean sent;
 
   PendingCall(String id, String method, ArrayNode params, CallOptions options) {
     this.id = id;
     this.method = method;
     this.params = params;
     this.options = options;
+  }
+
+  /** Whether it was sent on the current connection. */
+  boolean isSent() {
+    return sent;
+  }
+
+  /** Sent on the current connection. */
+  void markSent() {
+    sent = true;
+  }
+
+  /** To be sent again on the next connection. */
+  void markUnsent() {
+    sent = false;
   }
 
   boolean waitForResult() {

@@ -3,6 +3,7 @@ package dev.ddpkit.ddp;
 import dev.ddpkit.reconnect.Cancellable;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,10 @@ import org.slf4j.LoggerFactory;
  * The resynchronisation after a reconnect: data is held in a shadow copy until the revived
  * subscriptions are ready and the re-sent calls updated (or {@code resyncTimeout} passes), then
  * the stores are replaced in one step. Also keeps {@link DdpClient#isResyncing()}: set when an
- * established connection is lost, cleared by that swap. Event loop only, but {@link #stale()}.
+ * established connection is lost, cleared by that swap. The one owner of the {@link ResyncState}
+ * under way: the calls, the subscriptions and the engine tell it what happened (a subscription
+ * sent or ready, a call queued or updated, the end of the reconnect sequence), and it keeps the
+ * books. Event loop only, but {@link #stale()}.
  */
 final class Resync {
   private static final Logger log = LoggerFactory.getLogger(DdpClient.class);
@@ -22,7 +26,7 @@ final class Resync {
   private final String name;
   private final Duration timeout;
   private final DataRouter data;
-  private final Subscriptions subs;
+  private final LiveSubscriptions subs;
   private final Listeners listeners;
   private final Runnable afterTimeout;
   private ResyncState current;
@@ -33,7 +37,7 @@ final class Resync {
   private boolean announced;
 
   /** {@code afterTimeout} is told when the timeout let go of what it awaited, to finish it. */
-  Resync(String name, Duration timeout, DataRouter data, Subscriptions subs, Listeners listeners,
+  Resync(String name, Duration timeout, DataRouter data, LiveSubscriptions subs, Listeners listeners,
       Runnable afterTimeout) {
     this.afterTimeout = afterTimeout;
     this.name = name;
@@ -43,9 +47,63 @@ final class Resync {
     this.listeners = listeners;
   }
 
-  /** The resync under way, or {@code null}. */
+  /** The resync under way, or {@code null}: for the data router, which fills its shadow. */
   ResyncState current() {
     return current;
+  }
+
+  /** A subscription was sent: the resync under way waits for its {@code ready}. */
+  void subscriptionSent(String id) {
+    if (current != null) {
+      current.subscriptionSent(id);
+    }
+  }
+
+  /** A call was queued: the resync under way waits for its {@code updated}. */
+  void callQueued(String id) {
+    if (current != null) {
+      current.callQueued(id);
+    }
+  }
+
+  /** The unanswered calls the reconnect re-sent: the resync waits for each. */
+  void callsResent(Collection<String> ids) {
+    current.callsResent(ids);
+  }
+
+  /** The reconnect sequence has sent what it sends. */
+  void endOfSequence() {
+    current.endOfSequence();
+  }
+
+  /**
+   * {@code ready} for {@code s}: returns {@code true} if a resync is under way, which then marks it
+   * ready when the stores are swapped; {@code false}, and the caller marks it ready now.
+   */
+  boolean subscriptionReady(SubscriptionImpl s) {
+    if (current == null) {
+      return false;
+    }
+    current.subscriptionReady(s);
+    return true;
+  }
+
+  /** A subscription stopped or refused; returns whether a resync is under way. */
+  boolean subscriptionGone(String id) {
+    if (current == null) {
+      return false;
+    }
+    current.subscriptionGone(id);
+    return true;
+  }
+
+  /** Calls updated, answered for good or timed out; returns whether a resync is under way. */
+  boolean callsDone(Collection<String> ids) {
+    if (current == null) {
+      return false;
+    }
+    ids.forEach(current::callDone);
+    return true;
   }
 
   /** Whether the collections may be out of date (any thread). */
@@ -70,11 +128,10 @@ final class Resync {
   }
 
   /** A reconnect: starts a resync, timed out on {@code c}'s clock. */
-  ResyncState begin(Connection c) {
+  void begin(Connection c) {
     ResyncState r = new ResyncState();
     current = r;
     timer = c.schedule(timeout, () -> onTimeout(r));
-    return r;
   }
 
   /**
@@ -88,10 +145,8 @@ final class Resync {
     }
     log.warn("{}: resync unfinished after {} ms ({} subscription(s) not ready, {} call(s) without "
         + "'updated'); showing the data received so far", name, timeout.toMillis(),
-        r.subs.size(), r.methods.size());
-    r.collecting = false;
-    r.subs.clear(); // each becomes current when its own ready arrives
-    r.methods.clear();
+        r.subscriptionsAwaited(), r.callsAwaited());
+    r.giveUpWaiting();
     afterTimeout.run();
   }
 
@@ -112,15 +167,15 @@ final class Resync {
         names.add(n);
       }
     });
-    names.addAll(r.shadow.keySet());
+    names.addAll(r.shadow().keySet());
     names.removeAll(data.streamNames());
     List<Runnable> events = new ArrayList<>();
     for (String n : names) {
-      events.addAll(data.collection(n).replaceAll(r.shadow.getOrDefault(n, Map.of())));
+      events.addAll(data.collection(n).replaceAll(r.shadow().getOrDefault(n, Map.of())));
     }
     log.debug("{}: resynchronised {} collections, {} changes", name, names.size(), events.size());
     events.forEach(Runnable::run);
-    for (SubscriptionImpl s : r.readied) {
+    for (SubscriptionImpl s : r.readied()) {
       if (subs.isLive(s)) {
         s.markReady();
       }

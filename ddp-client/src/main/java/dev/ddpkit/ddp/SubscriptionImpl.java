@@ -17,7 +17,7 @@ final class SubscriptionImpl implements Subscription {
   private volatile boolean current;
   private volatile boolean stopped;
   /** Sent in the current server session (event loop only). */
-  boolean sent;
+  private boolean sent;
 
   SubscriptionImpl(String id, String name, ArrayNode params, Consumer<SubscriptionImpl> stopper) {
     this.id = id;
@@ -25,6 +25,21 @@ final class SubscriptionImpl implements Subscription {
     this.params = params;
     this.stopper = stopper;
   }
+  /** Whether it was sent on the current connection (event loop only). */
+  boolean isSent() {
+    return sent;
+  }
+
+  /** Sent on the current connection (event loop only). */
+  void markSent() {
+    sent = true;
+  }
+
+  /** To be sent again on the next connection (event loop only). */
+  void markUnsent() {
+    sent = false;
+  }
+
 
   @Override
   public String id() {

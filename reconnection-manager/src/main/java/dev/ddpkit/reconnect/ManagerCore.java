@@ -8,9 +8,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The state machine of a {@link ReconnectionManager} (whose class comment gives its rules): the
- * state and the counters under one lock, the transitions, and the timers. What it decides to do
- * outside the lock goes through an {@link Outbox}; when to dial next comes from {@link
- * RetryTiming}.
+ * state and the counters under one lock, the transitions, and the timers. It is the only writer of
+ * that state: how a close is taken is decided by {@link CloseHandling} as an immutable {@link
+ * NextStep}, which {@link #applyLocked} carries out. What it decides to do outside the lock goes
+ * through an {@link DeferredActions}.
  */
 final class ManagerCore {
   private static final Logger log = LoggerFactory.getLogger(ReconnectionManager.class);
@@ -24,21 +25,24 @@ final class ManagerCore {
 
   private final Object lock = new Object();
   // Everything below is guarded by lock.
-  final Outbox outbox;
-  final RetryTiming timing;
-  final SingleTimer timer;
+  private final DeferredActions deferred;
+  private final SingleTimer timer;
   private final CloseHandling closes;
   private Connector connector;
   private Attempt current;
-  State state = State.IDLE;
-  int attempt;
-  Duration delay = Duration.ZERO;
+  private State state = State.IDLE;
+  private int attempt;
+  private Duration delay = Duration.ZERO;
   private long nextAttemptAt;
-  int lastCloseCode;
-  String reason = "";
+  private int lastCloseCode;
+  private String reason = "";
   private final Holds holds = new Holds();
-  boolean stable;
-  boolean authRefreshUsed;
+  /**
+   * Whether the connection has stayed up {@code stableAfter} (CONNECTED only): the counters were
+   * reset then, and a close starts the curve afresh.
+   */
+  private boolean stable;
+  private boolean authRefreshUsed;
   private volatile ReconnectStatus snapshot;
 
   ManagerCore(ReconnectionManager owner, ReconnectPolicy policy, ReconnectionManager.Builder b) {
@@ -48,10 +52,9 @@ final class ManagerCore {
     this.credentialsRefresher = b.credentialsRefresher;
     this.name = b.name;
     this.feed = new StatusFeed(b.listeners, b.name);
-    this.outbox = new Outbox(lock, b.scheduler);
-    this.timing = new RetryTiming(policy, b.random, b.name);
+    this.deferred = new DeferredActions(lock, b.scheduler);
     this.timer = new SingleTimer(b.scheduler);
-    this.closes = new CloseHandling(this, policy, b.name);
+    this.closes = new CloseHandling(policy, new RetryTiming(policy, b.random, b.name), b.name);
     this.snapshot = snapshotLocked();
   }
 
@@ -88,7 +91,7 @@ final class ManagerCore {
         dialLocked();
       }
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** {@link Attempt#opened()}: the connection of attempt {@code a} is open. */
@@ -107,7 +110,7 @@ final class ManagerCore {
       timer.schedule(stableAfter, this::onStable);
       moveLocked(State.CONNECTED);
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** {@link Attempt#closed(int, String)}: the connection of attempt {@code a} closed. */
@@ -118,9 +121,9 @@ final class ManagerCore {
         log.debug("{}: closed({}) of superseded {} ignored", name, code, a);
         return;
       }
-      fault = closes.closedLocked(code, reason);
+      fault = closedLocked(code, reason);
     }
-    outbox.drain();
+    deferred.drain();
     if (fault != null) {
       throw fault;
     }
@@ -138,7 +141,7 @@ final class ManagerCore {
     synchronized (lock) {
       flagChangedLocked(holds.networkLost(false), "network available");
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** {@link ReconnectionManager#networkLost()}. */
@@ -146,7 +149,7 @@ final class ManagerCore {
     synchronized (lock) {
       flagChangedLocked(holds.networkLost(true), null);
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** {@link ReconnectionManager#suspend()}. */
@@ -154,7 +157,7 @@ final class ManagerCore {
     synchronized (lock) {
       flagChangedLocked(holds.suspended(true), null);
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** {@link ReconnectionManager#resume()}. */
@@ -162,7 +165,7 @@ final class ManagerCore {
     synchronized (lock) {
       flagChangedLocked(holds.suspended(false), "resumed");
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   /** Stops for good: no more dials. The owner closes its socket itself. */
@@ -176,22 +179,71 @@ final class ManagerCore {
       reason = "stopped by client";
       moveLocked(State.STOPPED);
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   // ---- transitions (all under lock) ----
 
   /**
+   * Takes a close of the current attempt: {@link CloseHandling} decides, this applies. Returns the
+   * failure of a broken {@link Backoff} (the manager has then stopped with it as its reason) for
+   * the reporter to throw, or null.
+   */
+  private IllegalStateException closedLocked(int code, String why) {
+    if (state != State.CONNECTING && state != State.CONNECTED) {
+      log.debug("{}: closed({}) ignored in state {}", name, code, state);
+      return null;
+    }
+    timer.cancel();
+    CloseHandling.Outcome o = closes.decide(attempt, stable, authRefreshUsed, code, why);
+    attempt = o.attempt();
+    authRefreshUsed = o.authRefreshUsed();
+    stable = false;
+    lastCloseCode = code;
+    reason = o.reason();
+    applyLocked(o.next());
+    return o.fault();
+  }
+
+  /** Carries out a step: the one place a decision becomes a state. */
+  private void applyLocked(NextStep step) {
+    if (step instanceof NextStep.Stop) {
+      moveLocked(State.STOPPED);
+    } else if (step instanceof NextStep.DialNow dial) {
+      if (dial.refreshCredentials()) {
+        deferred.add(this::refreshCredentials);
+      }
+      delay = Duration.ZERO;
+      if (isHeldLocked()) {
+        moveLocked(State.HELD);
+      } else {
+        dialLocked();
+      }
+    } else if (step instanceof NextStep.Wait wait) {
+      if (wait.refreshCredentials()) {
+        deferred.add(this::refreshCredentials);
+      }
+      if (wait.appointment()) {
+        waitForAppointmentLocked(wait.delay());
+      } else {
+        waitLocked(wait.delay());
+      }
+    } else {
+      throw new AssertionError("Unexpected step: " + step);
+    }
+  }
+
+  /**
    * Waits {@code d} for the server's appointment (or holds until then, if the network is down or
    * the app suspended): {@link #networkAvailable()} and {@link #resume()} keep it.
    */
-  void waitForAppointmentLocked(Duration d) {
+  private void waitForAppointmentLocked(Duration d) {
     holds.appointment(VirtualScheduler.plusSaturated(ticker.read(), d));
     waitLocked(d);
   }
 
   /** Waits {@code d} before the next dial (or holds, if the network is down or suspended). */
-  void waitLocked(Duration d) {
+  private void waitLocked(Duration d) {
     delay = d;
     if (isHeldLocked()) {
       moveLocked(State.HELD);
@@ -258,28 +310,34 @@ final class ManagerCore {
     if (state == State.IDLE || state == State.STOPPED) {
       snapshot = snapshotLocked();
     } else {
-      moveLocked(state);
+      publishLocked();
     }
   }
 
-  void dialLocked() {
+  private void dialLocked() {
     timer.cancel();
     holds.noAppointment();
     Attempt a = new Attempt(owner, attempt);
     current = a;
     moveLocked(State.CONNECTING);
     Connector c = connector;
-    outbox.add(() -> dial(c, a));
+    deferred.add(() -> dial(c, a));
   }
 
-  void moveLocked(State next) {
+  /** Moves to {@code next} and publishes it (listeners see a move to the same state too). */
+  private void moveLocked(State next) {
     state = next;
     if (next == State.STOPPED) {
       current = null; // every report on an attempt made so far is now a no-op
     }
+    publishLocked();
+  }
+
+  /** Publishes the current state and counters, as they are now, to the listeners. */
+  private void publishLocked() {
     ReconnectStatus s = snapshotLocked();
     snapshot = s;
-    outbox.add(() -> feed.publish(s));
+    deferred.add(() -> feed.publish(s));
   }
 
   private ReconnectStatus snapshotLocked() {
@@ -288,7 +346,7 @@ final class ManagerCore {
         holds.suspended());
   }
 
-  boolean isHeldLocked() {
+  private boolean isHeldLocked() {
     return holds.held();
   }
 
@@ -303,7 +361,7 @@ final class ManagerCore {
       timer.fired();
       dialLocked();
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   private void onStable(long gen) {
@@ -316,9 +374,9 @@ final class ManagerCore {
       attempt = 0;
       authRefreshUsed = false;
       delay = Duration.ZERO;
-      moveLocked(State.CONNECTED);
+      publishLocked(); // still CONNECTED, with the counters reset
     }
-    outbox.drain();
+    deferred.drain();
   }
 
   private void dial(Connector c, Attempt a) {
@@ -340,7 +398,7 @@ final class ManagerCore {
         // threw has a connection, and one that reported its close has been dealt with.
         if (a == current && state == State.CONNECTING) {
           // A broken backoff has stopped the manager and logged it; nobody to throw it to here.
-          closes.closedLocked(
+          closedLocked(
               CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
         }
       }
@@ -348,7 +406,7 @@ final class ManagerCore {
     }
   }
 
-  void refreshCredentials() {
+  private void refreshCredentials() {
     try {
       credentialsRefresher.run();
     } catch (RuntimeException e) {

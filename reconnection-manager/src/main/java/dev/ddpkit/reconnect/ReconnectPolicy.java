@@ -52,16 +52,15 @@ public final class ReconnectPolicy {
 
   /** Returns a builder starting from this policy. */
   public Builder toBuilder() {
-    // Every value was validated when this policy was built: copied as they are.
-    Builder b = new Builder();
-    b.backoff = backoff;
-    b.closePolicy = closePolicy;
-    b.stableAfter = stableAfter;
-    b.maxAttempts = maxAttempts;
-    b.hintSpread = hintSpread;
-    b.maxHintSpread = maxHintSpread;
-    b.hintMinimum = hintMinimum;
-    return b;
+    // Through the setters: every value passed them when this policy was built.
+    return new Builder()
+        .backoff(backoff)
+        .closePolicy(closePolicy)
+        .stableAfter(stableAfter)
+        .maxAttempts(maxAttempts)
+        .hintSpread(hintSpread)
+        .maxHintSpread(maxHintSpread)
+        .hintMinimum(hintMinimum);
   }
 
   /**

@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The listeners of a {@link ReconnectionManager} and how a status reaches them: each in turn,
- * outside the manager's lock (from its {@link Outbox}), one failing listener not stopping the
+ * outside the manager's lock (from its {@link DeferredActions}), one failing listener not stopping the
  * others.
  */
 final class StatusFeed {

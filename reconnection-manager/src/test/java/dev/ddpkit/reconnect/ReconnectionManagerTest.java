@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ReconnectionManagerTest {
   private final VirtualScheduler clock = new VirtualScheduler();
   private final ReconnectRecorder rec = new ReconnectRecorder(clock);
-  private Samples samples = Samples.constant(0.5);
+  private RecordingRandom samples = RecordingRandom.constant(0.5);
 
   /** RFC curve, DDP profile, stable after 10 s; sample 0.5, so delays are 1250, 2500, 5000 ms... */
   private ReconnectionManager.Builder builder() {
@@ -54,7 +54,7 @@ class ReconnectionManagerTest {
 
   @Test
   void serverThatAcceptsThenDropsTwentyTimesIsBackedOffUpTheCurve() {
-    samples = Samples.seeded(20_260_101);
+    samples = RecordingRandom.seeded(20_260_101);
     ReconnectionManager m = builder().build();
     m.start(rec);
     rec.expect("CONNECTING #0", "dial #0 at=0ms");
@@ -338,7 +338,7 @@ class ReconnectionManagerTest {
   @ValueSource(longs = {1, 2, 3, 42, 2026})
   void oneTimerAndOneDialPerWaitWhateverTheOrderOfEvents(long seed) {
     java.util.Random r = new java.util.Random(seed);
-    samples = Samples.seeded(seed);
+    samples = RecordingRandom.seeded(seed);
     ReconnectionManager m = builder().maxAttempts(r.nextBoolean() ? 0 : 8).build();
     m.start(rec);
     String previous = null;
@@ -661,7 +661,7 @@ class ReconnectionManagerTest {
   @ParameterizedTest(name = "sample {0}: dial at {1} ms")
   @CsvSource({"0.0, 2500", "0.5, 2750", "0.9999, 3000"})
   void retryAfterHintHoldsTheDialInsideTheHintedWindow(double sample, long dialAt) {
-    samples = Samples.constant(sample);
+    samples = RecordingRandom.constant(sample);
     // The whole 20 % window, not capped by maxHintSpread (see theSpreadAfterAnAppointmentIsCapped).
     ReconnectionManager m = startAndOpen(builder().maxHintSpread(Duration.ofSeconds(1)).build());
     rec.attempt().closed(CloseCodes.ABNORMAL, "retry-after=2500");
@@ -849,7 +849,7 @@ class ReconnectionManagerTest {
 
   @Test
   void theSpreadAfterAnAppointmentIsCappedSoTheClientKeepsItsSlot() {
-    samples = Samples.constant(0.9999);
+    samples = RecordingRandom.constant(0.9999);
     ReconnectionManager m = startAndOpen(builder().build());
     // 20 % of 10 s would be up to 2 s late; a server holding the slot waits far less.
     rec.attempt().closed(CloseCodes.TRY_AGAIN_LATER, "retry-after=10000");

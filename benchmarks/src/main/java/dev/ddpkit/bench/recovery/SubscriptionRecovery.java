@@ -2,9 +2,10 @@ package dev.ddpkit.bench.recovery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.ChatClient;
-import dev.ddpkit.chat.PasswordDigest;
+import dev.ddpkit.chat.protocol.PasswordDigest;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.RateLimits;
+import dev.ddpkit.chat.server.ScriptedFaults;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.Subscription;
@@ -34,7 +35,7 @@ import java.util.stream.Stream;
  * <p>An embedded {@link ChatServer}, one user member of N rooms (100 by default), one {@link
  * DdpClient} logged in (SHA-256 digest, then the resume token in a reconnect hook, as {@link
  * ChatClient} does) and subscribed to every room's {@code stream-room-messages}. Then, several
- * times: the server drops the connection ({@link ChatServer#dropAll}); the client redials; the time
+ * times: the server drops the connection ({@link dev.ddpkit.chat.server.ScriptedFaults#closeAll}); the client redials; the time
  * is taken on the wire ({@link WireClock}) from the new {@code connected} to the last of the N
  * {@code ready}s. The client sends the login and all N subscriptions back to back, so this should
  * take about one round trip plus the server's work, not N round trips. The round trip is measured
@@ -101,8 +102,9 @@ public final class SubscriptionRecovery {
     }
     Path dir = Files.createTempDirectory("ddpkit-bench-recovery");
     // DdpClient re-subscribes every room at once: past Rocket.Chat's 40 streams per 10 s.
+    ScriptedFaults faults = new ScriptedFaults();
     ChatServer server = ChatServer.builder().dataDir(dir).port(0).drainPeriod(Duration.ZERO)
-        .rateLimits(RateLimits.none()).build();
+        .rateLimits(RateLimits.none()).faults(faults).build();
     server.start();
     FaultProxy proxy = null;
     String url = server.url();
@@ -158,7 +160,7 @@ public final class SubscriptionRecovery {
       List<Double> firstReady = new ArrayList<>();
       for (int r = 0; r < repetitions; r++) {
         wire.reset();
-        server.dropAll(1012, "benchmark drop");
+        faults.closeAll(1012, "benchmark drop");
         Samples.await(() -> wire.seen().readyIds() >= rooms, STEP,
             "all " + rooms + " streams ready after the reconnect (saw " + wire.seen() + ")");
         WireClock.Seen seen = wire.seen();

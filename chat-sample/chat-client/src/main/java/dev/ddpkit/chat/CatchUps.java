@@ -181,7 +181,7 @@ final class CatchUps {
     // {"$date": millis} on the wire: Rocket.Chat's updatedSince.
     session.call(ROOMS_GET, List.of(since))
         .whenComplete((result, error) -> {
-          if (roomsGetCall == call && !session.closed) {
+          if (roomsGetCall == call && !session.closed()) {
             roomsGetCall = null;
             onRoomsGet(batch, result, error);
           }
@@ -190,7 +190,7 @@ final class CatchUps {
 
   private void onRoomsGet(List<Room> batch, JsonNode result, Throwable error) {
     if (error != null) {
-      Refusal r = Refusal.of(error, session.loggedIn);
+      Refusal r = Refusal.of(error, session.loggedIn());
       if (r.kind() == Refusal.Kind.HOLD) {
         session.pacer.hold(ROOMS_GET, r.timeToReset());
         waiting.addAll(0, batch);
@@ -289,7 +289,7 @@ final class CatchUps {
     Object call = new Object();
     room.fetchCall = call;
     session.call(method, params).whenComplete((result, error) -> {
-      if (room.fetchCall == call && !session.closed && session.rooms.get(room.rid) == room) {
+      if (room.fetchCall == call && !session.closed() && session.rooms.get(room.rid) == room) {
         room.fetchCall = null;
         onFetched(room, method, result, error);
       }
@@ -310,7 +310,7 @@ final class CatchUps {
   private void onFetched(Room room, String method, JsonNode result, Throwable error) {
     boolean answered = false;
     if (method.equals(MESSAGES_GET)) {
-      Refusal r = error == null ? null : Refusal.of(error, session.loggedIn);
+      Refusal r = error == null ? null : Refusal.of(error, session.loggedIn());
       if (r == null || (r.permanent() && !r.code().equals("404"))) {
         messagesGetConfirmed = true;
       }
@@ -345,7 +345,7 @@ final class CatchUps {
       session.status.refresh();
       return;
     }
-    Refusal r = Refusal.of(error, session.loggedIn);
+    Refusal r = Refusal.of(error, session.loggedIn());
     String what = method.equals(HISTORY) ? "history" : "catch-up";
     if (r.code().equals("404") && !method.equals(HISTORY)) {
       // Learned once for this server: every room asks the other method from now on.

@@ -1,5 +1,6 @@
 package dev.ddpkit.chat;
 
+import dev.ddpkit.chat.protocol.PasswordDigest;
 import dev.ddpkit.ddp.ConnectionListener;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.DdpClientBuilder;
@@ -51,7 +52,6 @@ public final class ChatClient implements AutoCloseable {
   private final String name;
   private final List<String> rooms;
   private volatile ChatSession.View view;
-  private volatile boolean started;
 
   ChatClient(ChatClientBuilder b) {
     this.ids = b.ids;
@@ -114,19 +114,11 @@ public final class ChatClient implements AutoCloseable {
     return new ChatClientBuilder();
   }
 
-  /** Connects and logs in (returns at once). Rooms are joined once logged in. */
+  /** Connects and logs in (returns at once; a second call does nothing). Rooms join once logged in. */
   public void start() {
-    if (session.closed) {
+    if (session.closed() || !ddp.execute(session::start)) {
       throw new IllegalStateException("closed");
     }
-    if (started) {
-      return;
-    }
-    started = true;
-    if (!ddp.execute(session::start)) {
-      throw new IllegalStateException("closed");
-    }
-    ddp.connect();
   }
 
   /** Returns the client's name (its thread and log name). */
@@ -229,7 +221,7 @@ public final class ChatClient implements AutoCloseable {
     if (rid.isEmpty()) {
       throw new IllegalArgumentException("rid must not be empty");
     }
-    if (session.closed) {
+    if (session.closed()) {
       throw new IllegalStateException("cannot send: client " + view.status().text());
     }
     if (!session.sender.reserve()) {
@@ -283,7 +275,7 @@ public final class ChatClient implements AutoCloseable {
     if (rid.isEmpty() || id.isEmpty()) {
       throw new IllegalArgumentException("rid and id must not be empty");
     }
-    if (session.closed) {
+    if (session.closed()) {
       throw new IllegalStateException("cannot change: client " + view.status().text());
     }
     if (!session.sender.reserve()) {

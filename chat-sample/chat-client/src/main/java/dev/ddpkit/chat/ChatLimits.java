@@ -1,6 +1,7 @@
 package dev.ddpkit.chat;
 
 import dev.ddpkit.chat.protocol.CallLimit;
+import dev.ddpkit.chat.protocol.RocketChatLimits;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -20,10 +21,10 @@ import java.util.Optional;
  * ChatClient#focus(String)}.
  */
 public final class ChatLimits {
-  private static final CallLimit LOGIN = new CallLimit(5, Duration.ofSeconds(10));
-  private static final CallLimit PER_METHOD = new CallLimit(10, Duration.ofSeconds(10));
-  private static final CallLimit STREAMS = new CallLimit(40, Duration.ofSeconds(10));
-  private static final CallLimit SEND_MESSAGE = new CallLimit(5, Duration.ofSeconds(1));
+  private static final CallLimit LOGIN = RocketChatLimits.LOGIN;
+  private static final CallLimit PER_METHOD = RocketChatLimits.PER_METHOD;
+  private static final CallLimit STREAMS = RocketChatLimits.STREAM_SUBSCRIPTIONS;
+  private static final CallLimit SEND_MESSAGE = RocketChatLimits.SEND_MESSAGE_PER_USER;
   private static final Duration MARGIN = Duration.ofMillis(250);
   private static final ChatLimits DEFAULTS =
       new ChatLimits(LOGIN, PER_METHOD, STREAMS, Map.of("sendMessage", SEND_MESSAGE), MARGIN);

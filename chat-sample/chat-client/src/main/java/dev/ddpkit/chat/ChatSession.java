@@ -47,8 +47,8 @@ final class ChatSession {
   /** The timer that logs in again after a call said the connection was lost but it stayed up. */
   private Cancellable recovery;
   private int recoveries;
-  boolean connected;
-  boolean loggedIn;
+  /** The one state of the client: written only by {@link #moveTo}, on the loop; read anywhere. */
+  private volatile Phase phase = Phase.NEW;
   /**
    * The connection dropped while logged in: the login and the room streams are kept until the next
    * connection says whether the server resumed the DDP session (then they simply go on) or began
@@ -57,8 +57,6 @@ final class ChatSession {
   private boolean suspended;
   /** Between the DDP client's connected and its disconnected (told at once, on the loop). */
   private boolean socketUp;
-  /** Signed out or stopped: nothing more happens. Written on the loop, read anywhere. */
-  volatile boolean closed;
   long logins;
   long resends;
   long malformed;
@@ -84,30 +82,104 @@ final class ChatSession {
     this.status = new StatusLine(this, listener, publish);
   }
 
-  /** The client started: it is connecting. */
+  /** Where a chat session is; {@link ChatStatus.State} is what the user sees of it. */
+  enum Phase {
+    /** Built, not started. */
+    NEW,
+    /** Started, without a usable connection: dialing, or waiting to. */
+    OFFLINE,
+    /** Connected and logging in: nothing else is sent before the login is through. */
+    LOGGING_IN,
+    /** Logged in: streams are joined, catch-ups fetched, messages sent. */
+    LOGGED_IN,
+    /** Signed out or stopped: nothing more happens. */
+    ENDED
+  }
+
+  /** The session's state now (any thread). */
+  Phase phase() {
+    return phase;
+  }
+
+  /** Whether the session has a connection (logging in or logged in). */
+  boolean connected() {
+    Phase p = phase;
+    return p == Phase.LOGGING_IN || p == Phase.LOGGED_IN;
+  }
+
+  /** Whether the session is logged in. */
+  boolean loggedIn() {
+    return phase == Phase.LOGGED_IN;
+  }
+
+  /** Whether the session signed out or stopped (any thread). */
+  boolean closed() {
+    return phase == Phase.ENDED;
+  }
+
+  /** The one place the state changes; a move the session never makes is a bug. */
+  private void moveTo(Phase next) {
+    Phase from = phase;
+    boolean allowed;
+    switch (next) {
+      case OFFLINE:
+        allowed = from == Phase.NEW || from == Phase.LOGGING_IN || from == Phase.LOGGED_IN;
+        break;
+      case LOGGING_IN:
+        allowed = from == Phase.NEW || from == Phase.OFFLINE;
+        break;
+      case LOGGED_IN:
+        // From OFFLINE only when the server resumed the session the connection had logged in on.
+        allowed = from == Phase.LOGGING_IN || (from == Phase.OFFLINE && suspended);
+        break;
+      case ENDED:
+        allowed = from != Phase.ENDED;
+        break;
+      case NEW:
+        allowed = false;
+        break;
+      default:
+        throw new AssertionError("Unexpected phase: " + next);
+    }
+    if (!allowed) {
+      throw new IllegalStateException("chat session cannot go from " + from + " to " + next);
+    }
+    phase = next;
+  }
+
+  /** The client started: it connects (once; a second start does nothing). */
   void start() {
+    if (phase != Phase.NEW) {
+      return;
+    }
+    moveTo(Phase.OFFLINE);
     status.refresh();
+    try {
+      ddp.connect();
+    } catch (IllegalStateException e) {
+      log.debug("{}: closed before it connected", settings.name());
+    }
   }
 
   // ---- the connection ----
 
   void onDdpStatus(DdpStatus s) {
     status.ddpStatus(s);
-    if (closed) {
+    if (closed()) {
       return;
     }
     if (s.state() == DdpStatus.State.FAILED) {
       stop(s.reason());
       return;
     }
-    if (s.connected() && !connected) {
+    if (s.connected() && !connected()) {
       cancelRecovery();
       recoveries = 0;
-      connected = true;
       if (suspended && s.resumed()) {
         onResumed();
       } else {
         finishTearDown();
+        moveTo(Phase.LOGGING_IN);
         login.onConnected();
       }
     } else if (!s.connected()) {
@@ -126,7 +198,7 @@ final class ChatSession {
    * logs in again on the same socket.
    */
   void connectionLost() {
-    if (!connected) {
+    if (!connected()) {
       return;
     }
     tearDown();
@@ -135,20 +207,21 @@ final class ChatSession {
     // A lost connection fails its calls just before it says it is lost: once this task is over,
     // a socket still up means the server's answer only said so, and the streams go now.
     ddp.execute(() -> {
-      if (socketUp && !closed) {
+      if (socketUp && !closed()) {
         finishTearDown();
       }
     });
   }
 
   private void tearDown() {
-    if (!connected) {
+    if (!connected()) {
       return;
     }
-    connected = false;
+    boolean wasLoggedIn = loggedIn();
+    moveTo(Phase.OFFLINE);
     pacer.open(false);
     login.onConnectionLost();
-    if (loggedIn) {
+    if (wasLoggedIn) {
       suspended = true; // kept for a resume; dropped by finishTearDown if there is none
       streams.onSuspended();
     } else {
@@ -166,7 +239,7 @@ final class ChatSession {
    */
   void onDdpConnected(boolean resumed) {
     socketUp = true;
-    if (!resumed && !closed) {
+    if (!resumed && !closed()) {
       finishTearDown();
     }
   }
@@ -182,7 +255,6 @@ final class ChatSession {
       return;
     }
     suspended = false;
-    loggedIn = false;
     streams.onConnectionLost();
     deletions.onConnectionLost();
   }
@@ -193,6 +265,7 @@ final class ChatSession {
    * call (the replay is the catch-up), and the outbox drains as after a login.
    */
   private void onResumed() {
+    moveTo(Phase.LOGGED_IN); // from OFFLINE, allowed only while suspended
     suspended = false;
     resumes++;
     log.debug("{}: session resumed: no login, no rejoin, no catch-up", settings.name());
@@ -204,13 +277,13 @@ final class ChatSession {
 
   private void recoverIfStillUp() {
     recovery = null;
-    if (closed || connected || !ddp.status().connected()) {
+    if (phase != Phase.OFFLINE || !ddp.status().connected()) {
       return; // gone for real (or closed): the status says what comes next
     }
     log.warn("{}: a call failed as if the connection were lost, but it is up: logging in again",
         settings.name());
     finishTearDown();
-    connected = true;
+    moveTo(Phase.LOGGING_IN);
     login.onSameConnection();
     status.refresh();
   }
@@ -224,7 +297,7 @@ final class ChatSession {
 
   /** A login went through: everything held behind it may go. */
   void onLoggedIn() {
-    loggedIn = true;
+    moveTo(Phase.LOGGED_IN);
     logins++;
     streams.joinAll();
     catchUps.onLoggedIn();
@@ -249,7 +322,7 @@ final class ChatSession {
       return;
     }
     Room room = rooms.get(rid);
-    if (room == null || closed) {
+    if (room == null || closed()) {
       return;
     }
     emitEvents(room.timeline.offer(parsed.get()));
@@ -257,7 +330,7 @@ final class ChatSession {
 
   /** A {@code stream-notify-room} event: a live deletion. */
   void onRoomEvent(ObjectNode fields) {
-    if (!closed) {
+    if (!closed()) {
       deletions.onEvent(fields);
     }
   }
@@ -265,7 +338,7 @@ final class ChatSession {
   // ---- public calls, on the loop ----
 
   void send(Outbox.Entry entry) {
-    if (closed) {
+    if (closed()) {
       sender.release(1);
       return;
     }
@@ -275,7 +348,7 @@ final class ChatSession {
 
   /** An edit or a deletion from the application. */
   void change(Outbox.Entry entry, CompletableFuture<Void> done) {
-    if (closed) {
+    if (closed()) {
       sender.release(1);
       done.completeExceptionally(new IllegalStateException("client " + status.current().text()));
       return;
@@ -287,7 +360,7 @@ final class ChatSession {
   void flush(CompletableFuture<Void> f) {
     if (sender.isEmpty()) {
       f.complete(null);
-    } else if (closed) {
+    } else if (closed()) {
       f.completeExceptionally(new IllegalStateException("client " + status.current().text()));
     } else {
       flushWaiters.add(f);
@@ -320,7 +393,7 @@ final class ChatSession {
   }
 
   private void stop(String reason) {
-    boolean wasClosed = closed;
+    boolean wasClosed = closed();
     end(new ChatStatus(ChatStatus.State.STOPPED, status.attempt(), java.time.Duration.ZERO, reason));
     if (!wasClosed) {
       ddp.close();
@@ -328,11 +401,10 @@ final class ChatSession {
   }
 
   private void end(ChatStatus last) {
-    if (closed) {
+    if (closed()) {
       return;
     }
-    closed = true;
-    loggedIn = false;
+    moveTo(Phase.ENDED);
     cancelRecovery();
     pacer.clear();
     streams.onClosed();

@@ -90,13 +90,13 @@ final class DeletionStreams {
 
   private void subscribe(Room room) {
     room.deleteJob = null;
-    if (session.rooms.get(room.rid) != room || !session.loggedIn || room.deleteSub != null) {
+    if (session.rooms.get(room.rid) != room || !session.loggedIn() || room.deleteSub != null) {
       return;
     }
     Subscription sub = open(room, DELETE);
     room.deleteSub = sub;
     sub.ready().whenComplete((v, error) -> {
-      if (error == null && room.deleteSub == sub && !session.closed) {
+      if (error == null && room.deleteSub == sub && !session.closed()) {
         room.deletesLive = true;
         room.bulkJob = session.pacer.submit(Pacer.NOTIFY_STREAM, room.rid, () -> subscribeBulk(room));
         session.catchUps.onDeletionsReady(room);
@@ -104,7 +104,7 @@ final class DeletionStreams {
       }
     });
     sub.ended().whenComplete((v, error) -> {
-      if (room.deleteSub == sub && !session.closed && session.connected) {
+      if (room.deleteSub == sub && !session.closed() && session.connected()) {
         room.deleteSub = null;
         onEnded(room, error, DELETE, () -> subscribe(room));
       }
@@ -113,13 +113,13 @@ final class DeletionStreams {
 
   private void subscribeBulk(Room room) {
     room.bulkJob = null;
-    if (session.rooms.get(room.rid) != room || !session.loggedIn || room.bulkSub != null) {
+    if (session.rooms.get(room.rid) != room || !session.loggedIn() || room.bulkSub != null) {
       return;
     }
     Subscription sub = open(room, BULK);
     room.bulkSub = sub;
     sub.ended().whenComplete((v, error) -> {
-      if (room.bulkSub == sub && !session.closed && session.connected) {
+      if (room.bulkSub == sub && !session.closed() && session.connected()) {
         room.bulkSub = null;
         onEnded(room, error, BULK, () -> subscribeBulk(room));
       }
@@ -141,7 +141,7 @@ final class DeletionStreams {
     if (wasDelete) {
       room.deletesLive = false;
     }
-    Refusal r = error == null ? null : Refusal.of(error, session.loggedIn);
+    Refusal r = error == null ? null : Refusal.of(error, session.loggedIn());
     if (r != null && r.kind() == Refusal.Kind.HOLD) {
       session.pacer.hold(Pacer.NOTIFY_STREAM, r.timeToReset());
       Pacer.Job job = session.pacer.submit(Pacer.NOTIFY_STREAM, room.rid, again);

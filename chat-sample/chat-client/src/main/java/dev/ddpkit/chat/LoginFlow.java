@@ -68,7 +68,7 @@ final class LoginFlow {
     session
         .call("login", List.of(params))
         .whenComplete((result, error) -> {
-          if (inFlight == call && !session.closed) {
+          if (inFlight == call && !session.closed()) {
             inFlight = null;
             onAnswer(result, error, resume);
           }

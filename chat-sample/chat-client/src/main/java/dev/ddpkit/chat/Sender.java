@@ -112,7 +112,7 @@ final class Sender {
   }
 
   private void sendOldest(Outbox.Kind kind) {
-    if (!session.loggedIn) {
+    if (!session.loggedIn()) {
       schedule(); // the gate reopens at the next login
       return;
     }
@@ -147,7 +147,7 @@ final class Sender {
   }
 
   private void onAnswer(Outbox.Entry e, Throwable error) {
-    if (session.closed) {
+    if (session.closed()) {
       return;
     }
     if (error == null) {
@@ -163,7 +163,7 @@ final class Sender {
         }
       }
     } else {
-      Refusal r = Refusal.of(error, session.loggedIn);
+      Refusal r = Refusal.of(error, session.loggedIn());
       switch (r.kind()) {
         case PERMANENT:
           if (outbox.reject(e.key()).isPresent()) {

@@ -19,7 +19,6 @@ final class StatusLine {
   private final Consumer<ChatSession.View> publish;
   private DdpStatus ddp;
   private ChatStatus current = ChatClient.NOT_STARTED;
-  private boolean ended;
 
   StatusLine(ChatSession session, ChatListener listener, Consumer<ChatSession.View> publish) {
     this.session = session;
@@ -40,20 +39,17 @@ final class StatusLine {
     this.ddp = s;
   }
 
-  /** Recomputes the status line and publishes the view. */
+  /** Recomputes the status line (unless the session ended: its last line stays) and publishes. */
   void refresh() {
-    if (!ended) {
+    if (!session.closed()) {
       show(compute());
     }
     publishView();
   }
 
-  /** The last status: signed out or stopped. */
+  /** The last status, once the session ended: signed out or stopped. */
   void end(ChatStatus last) {
-    if (!ended) {
-      ended = true;
-      show(last);
-    }
+    show(last);
     publishView();
   }
 
@@ -66,7 +62,7 @@ final class StatusLine {
       case CONNECTING:
         return withWaiting(connecting(), waiting);
       case CONNECTED:
-        if (!session.loggedIn) {
+        if (!session.loggedIn()) {
           return withWaiting(connecting(), waiting);
         }
         int behind = behind().size();
@@ -134,7 +130,7 @@ final class StatusLine {
         joined.add(r.rid);
       }
     }
-    Set<String> behind = session.closed ? Set.of() : behind();
+    Set<String> behind = session.closed() ? Set.of() : behind();
     publish.accept(
         new ChatSession.View(
             current,

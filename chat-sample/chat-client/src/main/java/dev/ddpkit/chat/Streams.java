@@ -103,7 +103,7 @@ final class Streams {
 
   private void join(Room room) {
     room.joinJob = null;
-    if (session.rooms.get(room.rid) != room || !session.loggedIn || room.sub != null) {
+    if (session.rooms.get(room.rid) != room || !session.loggedIn() || room.sub != null) {
       return;
     }
     if (!room.point().isPresent()) {
@@ -114,12 +114,12 @@ final class Streams {
             ChatClient.STREAM, List.of(room.rid, Map.of("useCollection", false, "args", List.of())));
     room.sub = sub;
     sub.ready().whenComplete((v, error) -> {
-      if (error == null && room.sub == sub && !session.closed) {
+      if (error == null && room.sub == sub && !session.closed()) {
         onReady(room);
       }
     });
     sub.ended().whenComplete((v, error) -> {
-      if (error != null && room.sub == sub && !session.closed) {
+      if (error != null && room.sub == sub && !session.closed()) {
         onEnded(room, error);
       }
     });
@@ -141,10 +141,10 @@ final class Streams {
     boolean wasLive = room.live;
     room.sub = null;
     room.live = false;
-    if (!session.connected) {
+    if (!session.connected()) {
       return; // gone with the connection: the next login joins again
     }
-    Refusal r = Refusal.of(error, session.loggedIn);
+    Refusal r = Refusal.of(error, session.loggedIn());
     if (wasLive) {
       room.beginCatchUp(); // what comes while it is gone is fetched after the rejoin
     } else {

@@ -2,6 +2,7 @@ package dev.ddpkit.chat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ddpkit.chat.protocol.PasswordDigest;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 

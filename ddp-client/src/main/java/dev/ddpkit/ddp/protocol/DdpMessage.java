@@ -71,7 +71,7 @@ public sealed interface DdpMessage {
    * @param id the subscription id
    * @param error the error, or {@code null}
    */
-  record NoSub(String id, MethodError error) implements DdpMessage {}
+  record NoSub(String id, DdpError error) implements DdpMessage {}
 
   /**
    * Subscriptions have sent their initial data.
@@ -145,7 +145,7 @@ public sealed interface DdpMessage {
    * @param result the result ({@code NullNode} if none or if the call failed)
    * @param error the error, or {@code null} if the call succeeded
    */
-  record Result(String id, JsonNode result, MethodError error) implements DdpMessage {}
+  record Result(String id, JsonNode result, DdpError error) implements DdpMessage {}
 
   /**
    * The writes of these methods are visible.

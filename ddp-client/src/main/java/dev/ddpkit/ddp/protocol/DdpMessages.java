@@ -199,8 +199,8 @@ public final class DdpMessages {
       throws DdpProtocolException {
     String id = o.get("id").textValue();
     JsonNode e = o.get("error");
-    MethodError error =
-        e.isTextual() ? new MethodError(e.textValue(), "", null) : optError(o, "result");
+    DdpError error =
+        e.isTextual() ? new DdpError(e.textValue(), "", null) : optError(o, "result");
     return new DdpMessage.Deviation(
         new DdpMessage.Result(id, NullNode.getInstance(), error), "a method error without 'msg'");
   }
@@ -210,7 +210,7 @@ public final class DdpMessages {
 
   private static DdpMessage result(ObjectNode o) throws DdpProtocolException {
     String id = text(o, "result", "id");
-    MethodError error;
+    DdpError error;
     try {
       error = optError(o, "result");
     } catch (DdpProtocolException e) {
@@ -253,7 +253,7 @@ public final class DdpMessages {
     }
   }
 
-  private static MethodError optError(ObjectNode o, String msg) throws DdpProtocolException {
+  private static DdpError optError(ObjectNode o, String msg) throws DdpProtocolException {
     JsonNode e = o.get("error");
     if (e == null || e.isNull()) {
       return null;
@@ -275,7 +275,7 @@ public final class DdpMessages {
       throw wrongType(msg, "error.error", "a string or an integer", code);
     }
     String reason = optText((ObjectNode) e, msg, "reason", "error.reason");
-    return new MethodError(error, nullToEmpty(reason), e.get("details"));
+    return new DdpError(error, nullToEmpty(reason), e.get("details"));
   }
 
   private static ObjectNode fields(ObjectNode o, String msg) throws DdpProtocolException {

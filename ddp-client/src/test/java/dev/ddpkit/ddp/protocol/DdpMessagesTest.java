@@ -52,7 +52,7 @@ class DdpMessagesTest {
     DdpMessage.NoSub str =
         (DdpMessage.NoSub)
             parse("{'msg':'nosub','id':'1','error':{'error':'not-allowed','reason':'No'}}");
-    assertThat(str.error()).isEqualTo(new MethodError("not-allowed", "No", null));
+    assertThat(str.error()).isEqualTo(new DdpError("not-allowed", "No", null));
   }
 
   @Test

@@ -4,7 +4,7 @@ import dev.ddpkit.chat.ChatClient;
 import dev.ddpkit.chat.ChatListener;
 import dev.ddpkit.chat.ChatStatus;
 import dev.ddpkit.chat.server.ChatServer;
-import dev.ddpkit.chat.server.ConnectionListener;
+import dev.ddpkit.chat.server.ServerConnectionListener;
 import dev.ddpkit.reconnect.ClosePolicy;
 import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
@@ -84,7 +84,7 @@ public final class RealHerd {
     }
     int n = config.clients();
     WaveRecorder rec = new WaveRecorder(n, config.horizon().toMillis() + 60_000);
-    ConnectionListener serverEvents = new ConnectionListener() {
+    ServerConnectionListener serverEvents = new ServerConnectionListener() {
       @Override
       public void accepted(long epochMillis) {
         rec.accepted(epochMillis);

@@ -31,6 +31,7 @@ public final class ServeCommand {
       "usage: serve --data DIR [--port N] [--host H] [--seed-demo] [--accept-rate N]",
       "             [--accept-burst N] [--warm-up-ms N] [--heartbeat-ms N] [--drain-ms N]",
       "             [--restart-in-ms N] [--rate-limits on|off|RULES] [--act-as current|older|rc9]",
+      "             [--max-sockets-per-address N] [--upgrade-timeout-ms N]",
       "Runs the embedded Rocket.Chat-compatible DDP server until stopped (Ctrl-C), then drains it.",
       "Exits with status 70 at once if a thread meets an Error (out of memory): restart it then.",
       "  --data DIR           where messages and tokens are kept across restarts (required)",
@@ -50,6 +51,10 @@ public final class ServeCommand {
           + " login=5/10s,method=10/10s,stream=40/10s,send=5/1s",
       "  --act-as V           current (default), older (messages/get answers 404) or rc9"
           + " (loadMissedMessages answers 404)",
+      "  --max-sockets-per-address N  sockets one IP address may hold open; past it 1013"
+          + " (default 256, 0: no cap)",
+      "  --upgrade-timeout-ms N  drop a socket that has not completed its HTTP upgrade by then"
+          + " (default 5000)",
       "  --help, -h           this text");
 
   private ServeCommand() {}
@@ -60,6 +65,9 @@ public final class ServeCommand {
    * it; the journal is read back on the next start.
    */
   public static final int EXIT_FATAL_ERROR = 70;
+
+  /** The per-address socket cap of {@code serve} unless {@code --max-sockets-per-address} says. */
+  static final int DEFAULT_MAX_SOCKETS_PER_ADDRESS = 256;
 
   /**
    * Runs the command; returns the exit status (0 after a clean stop, 2 for bad arguments), or ends
@@ -112,7 +120,8 @@ public final class ServeCommand {
       out.println(USAGE);
       return 0;
     }
-    ChatServer.Builder b = ChatServer.builder().port(3000).fatalErrorHandler(onFatalError);
+    ChatServer.Builder b = ChatServer.builder().port(3000).fatalErrorHandler(onFatalError)
+        .maxSocketsPerAddress(DEFAULT_MAX_SOCKETS_PER_ADDRESS);
     boolean seed = false;
     Duration restartIn = null;
     try {
@@ -129,6 +138,8 @@ public final class ServeCommand {
           case "--heartbeat-ms" -> b.heartbeatInterval(Duration.ofMillis(c.longValue()));
           case "--drain-ms" -> b.drainPeriod(Duration.ofMillis(c.longValue()));
           case "--host" -> b.host(c.value());
+          case "--max-sockets-per-address" -> b.maxSocketsPerAddress(c.intValue());
+          case "--upgrade-timeout-ms" -> b.upgradeTimeout(Duration.ofMillis(c.longValue()));
           case "--rate-limits" -> b.rateLimits(RateLimits.parse(c.value()));
           case "--act-as" -> b.compatibility(Compatibility.parse(c.value()));
           default -> throw c.unknown();

@@ -3,7 +3,7 @@ package dev.ddpkit.chat.demo;
 import dev.ddpkit.chat.ChatStatus;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.ChatServerStats;
-import dev.ddpkit.chat.server.ConnectionListener;
+import dev.ddpkit.chat.server.ServerConnectionListener;
 import dev.ddpkit.reconnect.Backoff;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -184,7 +184,7 @@ final class Demo {
         .warmUp(warmUp)
         .drainPeriod(Duration.ofMillis(500))
         .connectionListener(
-            new ConnectionListener() {
+            new ServerConnectionListener() {
               @Override
               public void accepted(long epochMillis) {
                 arrivals.add(new long[] {System.nanoTime(), 1, 0});

@@ -86,4 +86,25 @@ class ServeCommandTest {
     }
     assertThat(buf.toString(StandardCharsets.UTF_8)).contains("planned restart");
   }
+
+  @Test
+  void maxSocketsPerAddressRefusesTheSocketPastTheCapWith1013() throws Exception {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(buf, true, StandardCharsets.UTF_8);
+    CountDownLatch stop = new CountDownLatch(1);
+    CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> ServeCommand.run(
+        new String[] {"--port", "0", "--data", dir.toString(), "--drain-ms", "0",
+            "--max-sockets-per-address", "1", "--upgrade-timeout-ms", "2000"}, out, out, stop));
+    Pattern url = Pattern.compile("listening on (ws://\\S+)");
+    Awaitility.await().atMost(10, SECONDS)
+        .until(() -> url.matcher(buf.toString(StandardCharsets.UTF_8)).find());
+    Matcher m = url.matcher(buf.toString(StandardCharsets.UTF_8));
+    assertThat(m.find()).isTrue();
+    try (DdpPeer first = DdpPeer.connect(m.group(1)); DdpPeer second = DdpPeer.open(m.group(1))) {
+      assertThat(second.awaitClose()).isEqualTo(1013);
+      assertThat(second.closeReason).contains("the cap is 1");
+      stop.countDown();
+      assertThat(exit.get(10, SECONDS)).isZero();
+    }
+  }
 }

@@ -26,6 +26,10 @@ class DemoSmokeTest {
     String printed = runOk("demo", "--clients", "20", "--rooms", "2", "--down-ms", "500",
         "--before-kill-ms", "1000", "--after-restart-ms", "1000", "--rate", "20");
     assertThat(printed).contains("RESULT: OK - nothing lost, nothing duplicated");
+    // Issue 19: writers also edit and delete, and every view must end equal to the server's.
+    assertThat(printed).contains("views equal to the server's: 20 / 20")
+        .containsPattern("edits asked for +[1-9]").containsPattern("deletions asked for +[1-9]")
+        .contains("deleted messages still shown       0");
     // The accounting sets the all-back time against the least the accept rate allows.
     assertThat(printed).containsPattern("all back [0-9.]+ s after the restart: limit N/C = 20/100/s"
         + " = 0\\.2 s \\([0-9.]+x\\); [0-9.]+ s after the kill: limit D \\+ N/C");

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.server.ChatServer;
-import dev.ddpkit.chat.server.ConnectionListener;
+import dev.ddpkit.chat.server.ServerConnectionListener;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -49,7 +49,7 @@ class NeverEndingMessageToTheServerTest {
   void eachIsClosedWith1009BeforeTwiceTheLimitAndTheServerServesTheNextClient() throws Exception {
     List<Integer> serverCloses = new CopyOnWriteArrayList<>();
     server = ChatServer.builder().dataDir(dir).maxFrameBytes(LIMIT)
-        .connectionListener(new ConnectionListener() {
+        .connectionListener(new ServerConnectionListener() {
           @Override
           public void closed(long epochMillis, int code, boolean remote) {
             serverCloses.add(remote ? -code : code);

@@ -8,7 +8,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.server.ChatServer;
-import dev.ddpkit.chat.server.ConnectionListener;
+import dev.ddpkit.chat.server.ServerConnectionListener;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -113,7 +113,7 @@ class ServerHostileInputTest {
   void framesItCannotUseAreClosedWithTheirCodesAndCounted() throws Exception {
     List<Integer> serverCloses = new CopyOnWriteArrayList<>();
     ChatServer s = start(b -> b.maxFrameBytes(64 * 1024).connectionListener(
-        new ConnectionListener() {
+        new ServerConnectionListener() {
           @Override
           public void closed(long epochMillis, int code, boolean remote) {
             serverCloses.add(code);

@@ -1,14 +1,15 @@
 package dev.ddpkit.chat.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.reconnect.Scheduler;
+import dev.ddpkit.reconnect.Ticker;
 import dev.ddpkit.reconnect.admission.Admission;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * with this object when the server starts (its bucket empty then): rejected with 1013 and an
  * appointment, served at once, or held under the admission's peak limit and served when the hold
  * is over (its frames kept meanwhile in its {@link Hold}). Serving adds the session to the open
- * ones and greets it with {@code server_id}. Every {@link ConnectionListener} event (accepted,
+ * ones and greets it with {@code server_id}. Every {@link ServerConnectionListener} event (accepted,
  * rejected, closed) is sent from here.
  */
 final class Arrivals {
@@ -33,9 +34,10 @@ final class Arrivals {
   private final Admission admission;
   private final boolean retryAfterHints;
   private final Clock clock;
-  private final ConnectionListener listener;
+  private final ServerConnectionListener listener;
   private final Set<Session> sessions;
-  private final ScheduledExecutorService timer;
+  private final Scheduler scheduler;
+  private final Ticker ticker;
   /** Handles one frame of a served connection (the handler's). */
   private final BiConsumer<Session, String> handle;
   private final AtomicLong seq = new AtomicLong();
@@ -46,20 +48,21 @@ final class Arrivals {
   private volatile Supplier<String> drainReason = () -> "service restart";
 
   Arrivals(ChatServer.Builder cfg, Counters counters, Set<Session> sessions,
-      ScheduledExecutorService timer, BiConsumer<Session, String> handle) {
+      Scheduler scheduler, BiConsumer<Session, String> handle) {
     this.counters = counters;
     this.admission = cfg.acceptRate == 0 ? null : Admission.builder()
         .capacity(cfg.acceptRate)
         .burst(cfg.acceptBurst == 0 ? cfg.acceptRate : cfg.acceptBurst)
         .appointments(cfg.retryAfterHints)
         .warmUp(cfg.warmUp)
-        .ticker(cfg.ticker)
+        .ticker(cfg.ticker::read)
         .build();
     this.retryAfterHints = cfg.retryAfterHints;
     this.clock = cfg.clock;
     this.listener = cfg.connectionListener;
     this.sessions = sessions;
-    this.timer = timer;
+    this.scheduler = scheduler;
+    this.ticker = cfg.ticker;
     this.handle = handle;
   }
 
@@ -95,7 +98,7 @@ final class Arrivals {
       return;
     }
     boolean held = v != null && v.holdMillis() > 0;
-    Session s = new Session(seq.incrementAndGet(), conn, System.nanoTime(), held ? new Hold() : null);
+    Session s = new Session(seq.incrementAndGet(), conn, ticker.read(), held ? new Hold() : null);
     conn.setAttachment(s);
     if (!held) {
       serve(s, now);
@@ -104,7 +107,7 @@ final class Arrivals {
     // Admitted, but one more would be over the accept rate in the last second: served later.
     pending.add(s);
     try {
-      timer.schedule(() -> endHold(s), v.holdMillis(), TimeUnit.MILLISECONDS);
+      scheduler.schedule(Duration.ofMillis(v.holdMillis()), () -> endHold(s));
     } catch (RejectedExecutionException e) {
       // The timer is gone: the server is stopping.
       pending.remove(s);

@@ -1,8 +1,9 @@
 package dev.ddpkit.chat.server;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.ClosePolicy;
+import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -17,10 +18,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,8 +34,26 @@ import org.slf4j.LoggerFactory;
  * directory, and every answer is sent only once what it acknowledges is on disk, so a new server
  * on the same directory (and port) carries on after {@link #stop()} or {@link #kill()}.
  *
- * <p>It is the backend of the demo and the fake server of the end-to-end tests, hence the admin
- * methods, the test hooks and {@link #stats()}.
+ * <p>It is the backend of the demo and a test peer a test suite depends on (artifact {@code
+ * dev.ddpkit:chat-server}, test scope): start it, seed users and rooms, inject faults through the
+ * {@link ServerFaults} it was built with, read {@link #stats()}, stop it.
+ *
+ * <pre>{@code
+ * ScriptedFaults faults = new ScriptedFaults();
+ * try (ChatServer server = ChatServer.builder().dataDir(tempDir).faults(faults).build()) {
+ *   server.start();                                   // a free port on 127.0.0.1
+ *   server.createUser("alice", "alice-pw");
+ *   server.createRoom("general", "alice");
+ *   // ... point a client at server.url() ...
+ *   faults.loseNextAcknowledgement();                 // stored, but its answer is lost
+ *   faults.dropAll();                                 // every socket reset mid-session
+ *   assertThat(server.messageCount("general")).isEqualTo(1);
+ * }                                                   // close(): stops it, waits for its threads
+ * }</pre>
+ *
+ * <p>With {@link Builder#ticker} and {@link Builder#scheduler} both a {@link
+ * dev.ddpkit.reconnect.VirtualScheduler} (and a {@link Builder#clock} on the same time), its
+ * heartbeats, holds and token expiry run on virtual time.
  */
 public final class ChatServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ChatServer.class);
@@ -42,6 +61,8 @@ public final class ChatServer implements AutoCloseable {
   private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
   /** Period of the work-around for Java-WebSocket's lost write wakeup, see Endpoint. */
   private static final long WRITE_KICK_MILLIS = 10;
+  /** How often every socket's send queue is checked against its limit. */
+  private static final long SEND_QUEUE_CHECK_MILLIS = 100;
 
   private enum State { NEW, STARTING, RUNNING, STOPPING, TERMINATED }
 
@@ -90,7 +111,8 @@ public final class ChatServer implements AutoCloseable {
       store = ChatStore.open(cfg.dataDir, threadPrefix + "store", cfg.clock, this::onDurable,
           this::onDurableChanges);
       store.onWriterError(fatal::reportIfFatal);
-      DdpHandler h = new DdpHandler(store, secrets, counters, cfg, t);
+      DdpHandler h = new DdpHandler(store, secrets, counters, cfg,
+          cfg.scheduler != null ? cfg.scheduler : onThread(t));
       handler = h;
       Endpoint ep = new Endpoint(new InetSocketAddress(cfg.host, cfg.port), cfg.workers,
           cfg.maxFrameBytes, h, threadPrefix, fatal);
@@ -99,9 +121,8 @@ public final class ChatServer implements AutoCloseable {
       endpoint = ep;
       ep.startAndAwait(10_000);
       boundPort = ep.getPort();
-      long tick = Math.max(5, Math.min(1000,
-          Math.min(cfg.heartbeatInterval.toMillis(), cfg.heartbeatTimeout.toMillis()) / 4));
-      t.scheduleWithFixedDelay(h::heartbeat, tick, tick, TimeUnit.MILLISECONDS);
+      h.startHeartbeat();
+      cfg.faults.attached(new FaultTargets());
       t.scheduleWithFixedDelay(ep::flushStalledWrites, WRITE_KICK_MILLIS, WRITE_KICK_MILLIS,
           TimeUnit.MILLISECONDS);
       ep.maxSocketsPerAddress(cfg.maxSocketsPerAddress);
@@ -110,6 +131,8 @@ public final class ChatServer implements AutoCloseable {
       t.scheduleWithFixedDelay(
           () -> counters.upgradesTimedOut.addAndGet(ep.dropLateUpgrades(upgradeNanos)),
           sweep, sweep, TimeUnit.MILLISECONDS);
+      t.scheduleWithFixedDelay(h::dropSlowReaders, SEND_QUEUE_CHECK_MILLIS,
+          SEND_QUEUE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       abortStart();
       throw new IllegalStateException("cannot start the chat server: " + e, e);
@@ -118,6 +141,15 @@ public final class ChatServer implements AutoCloseable {
       state = State.RUNNING;
     }
     log.info("chat server listening on {} (data in {})", url(), cfg.dataDir);
+  }
+
+  /** The server's own timer thread as a {@link Scheduler}: the default one. */
+  private static Scheduler onThread(ScheduledExecutorService timer) {
+    return (delay, task) -> {
+      ScheduledFuture<?> f = timer.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+      Cancellable cancel = () -> f.cancel(false);
+      return cancel;
+    };
   }
 
   private void abortStart() {
@@ -331,9 +363,9 @@ public final class ChatServer implements AutoCloseable {
     }
   }
 
+  /** Waits up to about {@code timeoutMillis} (in 10 ms naps, no clock read) for no connection. */
   private void awaitNoConnections(long timeoutMillis) {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    while (handler.currentConnections() > 0 && System.nanoTime() < deadline) {
+    for (long naps = timeoutMillis / 10; handler.currentConnections() > 0 && naps > 0; naps--) {
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
     }
   }
@@ -506,48 +538,18 @@ public final class ChatServer implements AutoCloseable {
     return ep == null ? 0 : ep.acceptedSockets();
   }
 
-  /**
-   * Test hook: closes every open connection with a close frame carrying {@code code} and
-   * {@code reason}; the server keeps running.
-   */
-  public void dropAll(int code, String reason) {
-    DdpHandler h = runningHandler();
-    h.sessions().forEach(s -> h.closeGracefully(s, code, reason == null ? "" : reason));
-  }
+  /** What the installed {@link ServerFaults} may do to the open connections. */
+  private final class FaultTargets implements ServerFaults.Connections {
+    @Override
+    public void closeAll(int code, String reason) {
+      DdpHandler h = runningHandler();
+      h.sessions().forEach(s -> h.closeGracefully(s, code, reason == null ? "" : reason));
+    }
 
-  /**
-   * Test hook: drops every open connection at the TCP level (a reset, no close frame), as a
-   * network failure would; the server keeps running.
-   */
-  public void dropAbruptly() {
-    runningHandler().sessions().forEach(s -> Liveness.dropAbruptly(s.conn));
-  }
-
-  /**
-   * Test hook: when true, the next successful {@code sendMessage} is stored and broadcast as
-   * usual but its {@code result} and {@code updated} frames are not sent (a lost ack).
-   */
-  public void loseNextAcknowledgement(boolean lose) {
-    runningHandler().methods().loseNextAcknowledgement(lose);
-  }
-
-  /**
-   * Test hook: drops the answer of every successful {@code sendMessage} whose stored message
-   * matches {@code where} (null to stop).
-   */
-  public void loseAcknowledgementsWhere(Predicate<JsonNode> where) {
-    runningHandler().methods().loseAcknowledgementsWhere(where);
-  }
-
-  /**
-   * Test hook: every catch-up call ({@code loadMissedMessages}, and {@code messages/get} since a
-   * time or a cursor) from now on is answered only when {@code gate}
-   * completes (then with what is stored at that moment), or refused with the error {@code
-   * error-test-hook} if it fails; {@code null} answers at once again (calls already held still wait
-   * for their gate). Lets a test see a client while it catches up after a reconnect.
-   */
-  public void holdMissedMessages(CompletableFuture<Void> gate) {
-    runningHandler().methods().holdMissedMessages(gate);
+    @Override
+    public void dropAll() {
+      runningHandler().sessions().forEach(s -> Liveness.dropAbruptly(s.conn));
+    }
   }
 
   private DdpHandler runningHandler() {
@@ -576,7 +578,8 @@ public final class ChatServer implements AutoCloseable {
         counters.acceptsPerSecond(),
         counters.rejectsPerSecond(),
         counters.socketsRefusedPerAddress.get(),
-        counters.upgradesTimedOut.get());
+        counters.upgradesTimedOut.get(),
+        counters.slowReadersDropped.get());
   }
 
   /** The counters of DDP traffic and session resumption, as a snapshot. */
@@ -622,8 +625,11 @@ public final class ChatServer implements AutoCloseable {
     int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
     Clock clock = Clock.systemUTC();
     Ticker ticker = Ticker.systemTicker();
+    /** Null: the server's own timer thread. */
+    Scheduler scheduler;
+    ServerFaults faults = ServerFaults.NONE;
     RateLimits rateLimits = RateLimits.rocketChatDefaults();
-    ConnectionListener connectionListener = ConnectionListener.NONE;
+    ServerConnectionListener connectionListener = ServerConnectionListener.NONE;
     int loginFailures = 5;
     Duration loginWindow = Duration.ofSeconds(10);
     int addressLoginFailures = 20;
@@ -632,8 +638,23 @@ public final class ChatServer implements AutoCloseable {
     FatalErrorHandler fatalErrorHandler = FatalErrorHandler.KILL_SERVER;
     Duration upgradeTimeout = Duration.ofSeconds(5);
     int maxSocketsPerAddress = 0;
+    long maxSendQueueBytes = 4L << 20;
 
     private Builder() {}
+
+    /**
+     * The most bytes queued for one socket and not yet written (default 4 MiB, checked every
+     * 100 ms, so what arrives for it within one check comes on top): past it the client is not
+     * reading, and it is dropped with 1008, whether or not it pings (counted in {@link
+     * ChatServerStats#slowReadersDropped}).
+     */
+    public Builder maxSendQueueBytes(long bytes) {
+      if (bytes < 1024) {
+        throw new IllegalArgumentException("maxSendQueueBytes must be >= 1024: " + bytes);
+      }
+      this.maxSendQueueBytes = bytes;
+      return this;
+    }
 
     /**
      * How long an accepted socket may take to complete its HTTP upgrade before it is dropped
@@ -861,14 +882,35 @@ public final class ChatServer implements AutoCloseable {
     }
 
     /**
-     * The monotonic time source of the rate limits (default {@link Ticker#systemTicker()}); a test
-     * passes a virtual one to step through a window without waiting.
+     * The monotonic time source of everything the server times (default {@link
+     * Ticker#systemTicker()}): rate limits, admission, heartbeats; a test passes a virtual one (with
+     * the {@link #scheduler} on the same time) to step through them without waiting.
      */
     public Builder ticker(Ticker ticker) {
       if (ticker == null) {
         throw new IllegalArgumentException("ticker must not be null");
       }
       this.ticker = ticker;
+      return this;
+    }
+
+    /**
+     * Where the server's timers run: its heartbeat, the end of a held connection's hold, the drop
+     * after a close the peer never completes (default: the server's own timer thread). A test passes
+     * a {@link dev.ddpkit.reconnect.VirtualScheduler}, with the same object as {@link #ticker}, and
+     * runs them on virtual time. The drain's batches and the write kicks stay on the server's thread.
+     */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * The faults a test injects (default {@link ServerFaults#NONE}): a lost acknowledgement, a
+     * held catch-up, every connection cut; {@link ScriptedFaults} is a ready one.
+     */
+    public Builder faults(ServerFaults faults) {
+      this.faults = Objects.requireNonNull(faults, "faults");
       return this;
     }
 
@@ -885,7 +927,7 @@ public final class ChatServer implements AutoCloseable {
     }
 
     /** A hook told about every accepted and turned-away connection. */
-    public Builder connectionListener(ConnectionListener listener) {
+    public Builder connectionListener(ServerConnectionListener listener) {
       if (listener == null) {
         throw new IllegalArgumentException("connectionListener must not be null");
       }
@@ -965,6 +1007,9 @@ public final class ChatServer implements AutoCloseable {
       b.fatalErrorHandler = fatalErrorHandler;
       b.upgradeTimeout = upgradeTimeout;
       b.maxSocketsPerAddress = maxSocketsPerAddress;
+      b.scheduler = scheduler;
+      b.faults = faults;
+      b.maxSendQueueBytes = maxSendQueueBytes;
       return b;
     }
 

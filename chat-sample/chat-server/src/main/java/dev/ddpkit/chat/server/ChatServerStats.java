@@ -30,6 +30,8 @@ import java.util.TreeMap;
  *     of open sockets ({@link ChatServer.Builder#maxSocketsPerAddress})
  * @param upgradesTimedOut sockets dropped because they did not complete the HTTP upgrade in time
  *     ({@link ChatServer.Builder#upgradeTimeout})
+ * @param slowReadersDropped sockets dropped with 1008 because more than {@link
+ *     ChatServer.Builder#maxSendQueueBytes} were queued for them unsent
  */
 public record ChatServerStats(
     long connectionsOpened,
@@ -49,7 +51,8 @@ public record ChatServerStats(
     SortedMap<Long, Integer> acceptsPerSecond,
     SortedMap<Long, Integer> rejectsPerSecond,
     long socketsRefusedPerAddress,
-    long upgradesTimedOut) {
+    long upgradesTimedOut,
+    long slowReadersDropped) {
 
   /** Copies the maps so the snapshot stays immutable. */
   public ChatServerStats {

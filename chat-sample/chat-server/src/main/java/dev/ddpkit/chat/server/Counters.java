@@ -21,6 +21,7 @@ final class Counters {
   final AtomicLong rateLimited = new AtomicLong();
   final AtomicLong socketsRefusedPerAddress = new AtomicLong();
   final AtomicLong upgradesTimedOut = new AtomicLong();
+  final AtomicLong slowReadersDropped = new AtomicLong();
   /** Text frames received from clients. */
   final AtomicLong framesIn = new AtomicLong();
   /** DDP {@code method} frames received (well-formed or not). */

@@ -3,13 +3,13 @@ package dev.ddpkit.chat.server;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.regex.Pattern;
 import org.java_websocket.WebSocket;
 import org.java_websocket.exceptions.WebsocketNotConnectedException;
@@ -47,13 +47,15 @@ final class DdpHandler {
   private final Logins logins;
   private final MethodCalls methods;
   private final Liveness liveness;
+  private final SendQueues sendQueues;
   private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
   private final Arrivals arrivals;
   private final HeldSessions held;
   private volatile Mode mode = Mode.OPEN;
+  private final Ticker ticker;
 
   DdpHandler(ChatStore store, Secrets secrets, Counters counters, ChatServer.Builder cfg,
-      ScheduledExecutorService timer) {
+      Scheduler scheduler) {
     this.secrets = secrets;
     this.counters = counters;
     Ticker ticker = cfg.ticker;
@@ -63,12 +65,14 @@ final class DdpHandler {
     this.logins = new Logins(store, secrets, counters, cfg, subscriptions);
     ChatMethods chat = new ChatMethods(store, counters, cfg.clock);
     this.methods = new MethodCalls(logins, chat, new MessageEdits(store), new MessagesGet(store),
-        cfg.compatibility, rateLimiter, counters);
-    this.liveness = new Liveness(sessions, counters, cfg, timer);
+        cfg.compatibility, rateLimiter, counters, cfg.faults);
+    this.liveness = new Liveness(sessions, counters, cfg, scheduler);
+    this.sendQueues = new SendQueues(sessions, counters, cfg.maxSendQueueBytes);
     // Built with the handler, when the server starts: the admission's bucket is empty then.
-    this.arrivals = new Arrivals(cfg, counters, sessions, timer, this::handle);
-    this.held = new HeldSessions(cfg.sessionGrace, cfg.sessionQueueLimit, timer, counters,
+    this.arrivals = new Arrivals(cfg, counters, sessions, scheduler, this::handle);
+    this.held = new HeldSessions(cfg.sessionGrace, cfg.sessionQueueLimit, scheduler, counters,
         this::destroy);
+    this.ticker = ticker;
   }
 
   void attach(Endpoint endpoint) {
@@ -173,7 +177,7 @@ final class DdpHandler {
 
   private void onText(Session s, String text) {
     counters.framesIn.incrementAndGet();
-    s.touch(System.nanoTime());
+    s.touch(ticker.read());
     s.echoOffending = text.length() <= MAX_ECHO_CHARS;
     JsonNode n;
     try {
@@ -431,16 +435,21 @@ final class DdpHandler {
     return sessions.size();
   }
 
-  /** The DDP method calls, for their test hooks. */
-  MethodCalls methods() {
-    return methods;
-  }
-
   // ------------------------------------------------------------------ heartbeat and closing
 
   /** Sends pings to quiet connections and closes those that did not answer in time. */
+  /** Drops the sockets whose send queue is over the limit (see {@link SendQueues}). */
+  void dropSlowReaders() {
+    sendQueues.dropSlowReaders();
+  }
+
   void heartbeat() {
     liveness.heartbeat();
+  }
+
+  /** Starts the heartbeat on the scheduler, every {@link Liveness#tick}. */
+  void startHeartbeat() {
+    liveness.start();
   }
 
   /** See {@link Liveness#closeGracefully}. */

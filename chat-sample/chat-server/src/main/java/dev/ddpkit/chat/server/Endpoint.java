@@ -82,14 +82,14 @@ final class Endpoint extends WebSocketServer {
    */
   void stopAndJoin(long timeoutMillis) throws InterruptedException {
     stop((int) Math.max(1, timeoutMillis));
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    // Each thread gets the whole timeout: the wait reads no clock (the server's time is its ticker's).
     Thread sel = selectorThread;
     if (sel != null) {
-      sel.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      sel.join(Math.max(1, timeoutMillis));
     }
     for (WebSocketWorker w : decoders) {
       w.interrupt();
-      w.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      w.join(Math.max(1, timeoutMillis));
     }
     dropLeftovers(); // the selector has ended: nothing is accepted any more
   }

@@ -1,13 +1,12 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.reconnect.Cancellable;
+import dev.ddpkit.reconnect.Scheduler;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,17 +20,17 @@ import org.slf4j.LoggerFactory;
 final class HeldSessions {
   private static final Logger log = LoggerFactory.getLogger(HeldSessions.class);
 
-  private record Held(Session session, ScheduledFuture<?> expiry) {}
+  private record Held(Session session, Cancellable expiry) {}
 
   private final Duration grace;
   private final int queueLimit;
-  private final ScheduledExecutorService timer;
+  private final Scheduler timer;
   private final Consumer<Session> destroy;
   private final Counters counters;
   private final ConcurrentHashMap<String, Held> byId = new ConcurrentHashMap<>();
 
   /** {@code destroy} ends a session that leaves without being resumed. */
-  HeldSessions(Duration grace, int queueLimit, ScheduledExecutorService timer, Counters counters,
+  HeldSessions(Duration grace, int queueLimit, Scheduler timer, Counters counters,
       Consumer<Session> destroy) {
     this.grace = grace;
     this.queueLimit = queueLimit;
@@ -49,9 +48,9 @@ final class HeldSessions {
       log.debug("{}: over {} frames queued while held; session ended", s, queueLimit);
       expire(s);
     });
-    ScheduledFuture<?> expiry;
+    Cancellable expiry;
     try {
-      expiry = timer.schedule(() -> expire(s), grace.toMillis(), TimeUnit.MILLISECONDS);
+      expiry = timer.schedule(grace, () -> expire(s));
     } catch (RejectedExecutionException e) {
       return false; // stopping
     }
@@ -67,7 +66,7 @@ final class HeldSessions {
     if (h == null) {
       return null;
     }
-    h.expiry().cancel(false);
+    h.expiry().cancel();
     return h.session();
   }
 
@@ -75,7 +74,7 @@ final class HeldSessions {
   void expire(Session s) {
     Held h = byId.get(s.ddpSessionId);
     if (h != null && h.session() == s && byId.remove(s.ddpSessionId, h)) {
-      h.expiry().cancel(false);
+      h.expiry().cancel();
       counters.sessionsExpired.incrementAndGet();
       destroy.accept(s);
     }

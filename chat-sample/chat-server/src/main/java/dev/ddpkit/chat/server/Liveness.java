@@ -1,12 +1,13 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.reconnect.Scheduler;
+import dev.ddpkit.reconnect.Ticker;
 import java.io.IOException;
 import java.nio.channels.ByteChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RejectedExecutionException;
 import org.java_websocket.WebSocket;
 import org.java_websocket.WebSocketImpl;
 import org.slf4j.Logger;
@@ -16,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * Whether each connection is still alive, and the end of those that are not: the DDP heartbeat
  * (pings to quiet connections, a close for those that do not answer or never connect), graceful
  * closes that fall back to a drop when the peer is gone, and drops. {@link #heartbeat} runs on the
- * server's timer thread; {@link #closeGracefully} on whichever thread closes (a socket worker, the
- * timer, or a caller of the server's drain and test hooks), and its fallback drop on the timer.
+ * server's scheduler (every {@link #tick}); {@link #closeGracefully} on whichever thread closes (a
+ * socket worker, the scheduler, or a caller of the server's drain and test hooks), and its fallback
+ * drop on the scheduler. Every time it reads is its ticker's.
  */
 final class Liveness {
   private static final Logger log = LoggerFactory.getLogger(Liveness.class);
@@ -28,20 +30,37 @@ final class Liveness {
   private final Counters counters;
   private final long heartbeatIntervalNanos;
   private final long heartbeatTimeoutNanos;
-  private final ScheduledExecutorService timer;
+  private final Scheduler scheduler;
+  private final Ticker ticker;
+  /** How often {@link #heartbeat} runs once {@link #start}ed. */
+  final Duration tick;
 
-  Liveness(Set<Session> sessions, Counters counters, ChatServer.Builder cfg,
-      ScheduledExecutorService timer) {
+  Liveness(Set<Session> sessions, Counters counters, ChatServer.Builder cfg, Scheduler scheduler) {
     this.sessions = sessions;
     this.counters = counters;
     this.heartbeatIntervalNanos = cfg.heartbeatInterval.toNanos();
     this.heartbeatTimeoutNanos = cfg.heartbeatTimeout.toNanos();
-    this.timer = timer;
+    this.scheduler = scheduler;
+    this.ticker = cfg.ticker;
+    this.tick = Duration.ofMillis(Math.max(5, Math.min(1000,
+        Math.min(cfg.heartbeatInterval.toMillis(), cfg.heartbeatTimeout.toMillis()) / 4)));
+  }
+
+  /** Runs {@link #heartbeat} every {@link #tick} on the scheduler until it refuses a task. */
+  void start() {
+    try {
+      scheduler.schedule(tick, () -> {
+        heartbeat();
+        start();
+      });
+    } catch (RejectedExecutionException e) {
+      // the server is stopping: no more heartbeats
+    }
   }
 
   /** Sends pings to quiet connections and closes those that did not answer in time. */
   void heartbeat() {
-    long now = System.nanoTime();
+    long now = ticker.read();
     for (Session s : sessions) {
       try {
         heartbeat(s, now);
@@ -83,18 +102,26 @@ final class Liveness {
     s.serverClosed = true;
     s.conn.close(code, reason);
     try {
-      timer.schedule(() -> {
+      scheduler.schedule(CLOSE_GRACE, () -> {
         if (!s.conn.isClosed()) {
           dropAbruptly(s.conn);
         }
-      }, CLOSE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+      });
+    } catch (RejectedExecutionException e) {
       // shutting down: the server's stop closes what is left
     }
   }
 
   /** Drops a connection at the TCP level: no close frame, a reset instead of a FIN. */
   static void dropAbruptly(WebSocket conn) {
+    dropAbruptly(conn, 1006, "dropped by the server");
+  }
+
+  /**
+   * Drops a connection at the TCP level, reporting {@code code} and {@code reason} as its close
+   * (to the server's listeners and logs: the peer gets a reset).
+   */
+  static void dropAbruptly(WebSocket conn, int code, String reason) {
     if (conn instanceof WebSocketImpl) {
       WebSocketImpl impl = (WebSocketImpl) conn;
       ByteChannel ch = impl.getChannel();
@@ -105,9 +132,9 @@ final class Liveness {
           log.debug("could not set SO_LINGER before a drop", e);
         }
       }
-      impl.closeConnection(1006, "dropped by the server");
+      impl.closeConnection(code, reason);
     } else {
-      conn.closeConnection(1006, "dropped by the server");
+      conn.closeConnection(code, reason);
     }
   }
 }

@@ -8,18 +8,16 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * DDP method calls of every connection, their frames' shape already checked by {@link
  * DdpHandler}: repeated ids, the rate limit, dispatch to {@link Logins} and {@link ChatMethods},
- * and the {@code result} and {@code updated} answers, with the test hooks that lose an answer or
- * hold a catch-up. A call starts on the connection's socket worker thread; its answer is sent on
+ * and the {@code result} and {@code updated} answers, losing an answer or holding a catch-up when
+ * the installed {@link ServerFaults} say so. A call starts on the connection's socket worker thread; its answer is sent on
  * that thread, or later on the store's writer thread ({@code sendMessage}, once durable) or on the
- * thread that opens a test hook's gate ({@code loadMissedMessages}).
+ * thread that opens a fault's catch-up gate.
  */
 final class MethodCalls {
   private static final Logger log = LoggerFactory.getLogger(MethodCalls.class);
@@ -31,13 +29,12 @@ final class MethodCalls {
   private final Compatibility compatibility;
   private final DdpRateLimiter rateLimiter;
   private final Counters counters;
-  private final AtomicBoolean loseNext = new AtomicBoolean();
-  private volatile Predicate<JsonNode> loseWhere;
-  /** Test hook: {@code loadMissedMessages} answers wait for this, if set. */
-  private volatile CompletableFuture<Void> missedGate;
+  private final ServerFaults faults;
 
   MethodCalls(Logins logins, ChatMethods chat, MessageEdits edits, MessagesGet messagesGet,
-      Compatibility compatibility, DdpRateLimiter rateLimiter, Counters counters) {
+      Compatibility compatibility, DdpRateLimiter rateLimiter, Counters counters,
+      ServerFaults faults) {
+    this.faults = faults;
     this.logins = logins;
     this.chat = chat;
     this.edits = edits;
@@ -153,32 +150,15 @@ final class MethodCalls {
   }
 
   private boolean loseThisAck(JsonNode storedMessage) {
-    Predicate<JsonNode> where = loseWhere;
-    if (where != null && storedMessage != null) {
-      try {
-        if (where.test(storedMessage)) {
-          return true;
-        }
-      } catch (RuntimeException e) {
-        log.warn("lost-acknowledgement predicate threw", e);
-      }
+    if (storedMessage == null) {
+      return false;
     }
-    return loseNext.compareAndSet(true, false);
-  }
-
-  /** Test hook: see {@link ChatServer#loseNextAcknowledgement}. */
-  void loseNextAcknowledgement(boolean lose) {
-    loseNext.set(lose);
-  }
-
-  /** Test hook: see {@link ChatServer#loseAcknowledgementsWhere}. */
-  void loseAcknowledgementsWhere(Predicate<JsonNode> where) {
-    loseWhere = where;
-  }
-
-  /** Test hook: see {@link ChatServer#holdMissedMessages}. */
-  void holdMissedMessages(CompletableFuture<Void> gate) {
-    missedGate = gate;
+    try {
+      return faults.loseAcknowledgement(storedMessage);
+    } catch (RuntimeException e) {
+      log.warn("the installed faults threw; the answer is sent", e);
+      return false;
+    }
   }
 
   /** A read that may refuse with a {@link MethodError}. */
@@ -193,7 +173,7 @@ final class MethodCalls {
    */
   private CompletableFuture<JsonNode> whenReleased(Session s, String name, Read read)
       throws MethodError {
-    CompletableFuture<Void> gate = missedGate;
+    CompletableFuture<Void> gate = faults.catchUpGate();
     if (gate == null) {
       return CompletableFuture.completedFuture(read.get());
     }

@@ -1,6 +1,7 @@
 package dev.ddpkit.chat.server;
 
 import dev.ddpkit.chat.protocol.CallLimit;
+import dev.ddpkit.chat.protocol.RocketChatLimits;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -16,10 +17,10 @@ import java.util.Objects;
  * subscription with a {@code nosub} carrying the same error. Immutable; {@code with*} return copies.
  */
 public final class RateLimits {
-  private static final CallLimit LOGIN = new CallLimit(5, Duration.ofSeconds(10));
-  private static final CallLimit PER_METHOD = new CallLimit(10, Duration.ofSeconds(10));
-  private static final CallLimit STREAMS = new CallLimit(40, Duration.ofSeconds(10));
-  private static final CallLimit SEND_MESSAGE = new CallLimit(5, Duration.ofSeconds(1));
+  private static final CallLimit LOGIN = RocketChatLimits.LOGIN;
+  private static final CallLimit PER_METHOD = RocketChatLimits.PER_METHOD;
+  private static final CallLimit STREAMS = RocketChatLimits.STREAM_SUBSCRIPTIONS;
+  private static final CallLimit SEND_MESSAGE = RocketChatLimits.SEND_MESSAGE_PER_USER;
   private static final RateLimits NONE = new RateLimits(null, null, null, null);
   private static final RateLimits DEFAULTS =
       new RateLimits(LOGIN, PER_METHOD, STREAMS, SEND_MESSAGE);

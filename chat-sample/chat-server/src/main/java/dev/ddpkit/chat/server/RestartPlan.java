@@ -36,7 +36,7 @@ final class RestartPlan {
     this.readyIn = readyIn;
     // Only its arithmetic is used: restartAppointment does not touch the bucket.
     this.slots = capacity == 0 ? null
-        : Admission.builder().capacity(capacity).ticker(ticker).build();
+        : Admission.builder().capacity(capacity).ticker(ticker::read).build();
     this.ticker = ticker;
     this.startNanos = ticker.read();
   }

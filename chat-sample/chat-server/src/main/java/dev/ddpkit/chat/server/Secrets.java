@@ -1,12 +1,12 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.chat.protocol.PasswordDigest;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.regex.Pattern;
 import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.PBEKeySpec;
@@ -36,7 +36,7 @@ final class Secrets {
 
   /** The lowercase SHA-256 hex of a UTF-8 string (what a client sends as its password digest). */
   static String sha256Hex(String s) {
-    return HexFormat.of().formatHex(sha256(s.getBytes(StandardCharsets.UTF_8)));
+    return PasswordDigest.sha256Hex(s);
   }
 
   /** The key a token is stored under: base64url(SHA-256(token)). */

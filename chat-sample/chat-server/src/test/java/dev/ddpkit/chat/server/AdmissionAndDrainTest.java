@@ -28,7 +28,7 @@ class AdmissionAndDrainTest extends ServerTestSupport {
     AtomicLong nanos = new AtomicLong();
     List<Long> accepted = new CopyOnWriteArrayList<>();
     ChatServer s = startSeeded(b -> b.acceptRate(2).ticker(nanos::get)
-        .connectionListener(new ConnectionListener() {
+        .connectionListener(new ServerConnectionListener() {
           @Override
           public void accepted(long epochMillis) {
             accepted.add(epochMillis);
@@ -127,14 +127,15 @@ class AdmissionAndDrainTest extends ServerTestSupport {
   }
 
   @Test
-  void dropAllAndDropAbruptlyKeepTheServerRunning() throws Exception {
-    ChatServer s = startSeeded(b -> b);
+  void closeAllAndDropAllKeepTheServerRunning() throws Exception {
+    ScriptedFaults faults = new ScriptedFaults();
+    ChatServer s = startSeeded(b -> b.faults(faults));
     DdpPeer a = connect(s);
-    s.dropAll(4000, "TIMEOUT");
+    faults.closeAll(4000, "TIMEOUT");
     assertThat(a.awaitClose()).isEqualTo(4000);
     assertThat(a.closeReason).isEqualTo("TIMEOUT");
     DdpPeer b = connect(s);
-    s.dropAbruptly();
+    faults.dropAll();
     assertThat(b.awaitClose()).isEqualTo(1006);
     Awaitility.await().atMost(10, SECONDS).until(() -> s.stats().currentConnections() == 0);
     assertThat(login(s, "bob").call("loadHistory", "general", null, 1, null).has("result"))

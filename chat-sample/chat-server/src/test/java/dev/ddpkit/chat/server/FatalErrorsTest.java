@@ -31,7 +31,7 @@ class FatalErrorsTest extends ServerTestSupport {
 
   @Test
   void anErrorInAWorkerThreadIsReported() throws Exception {
-    ChatServer s = start(b -> recording(b).connectionListener(new ConnectionListener() {
+    ChatServer s = start(b -> recording(b).connectionListener(new ServerConnectionListener() {
       @Override
       public void accepted(long epochMillis) {
         throw new OutOfMemoryError("simulated in a worker");
@@ -75,7 +75,7 @@ class FatalErrorsTest extends ServerTestSupport {
 
   @Test
   void byDefaultTheServerIsKilled() throws Exception {
-    ChatServer s = start(b -> b.connectionListener(new ConnectionListener() {
+    ChatServer s = start(b -> b.connectionListener(new ServerConnectionListener() {
       @Override
       public void accepted(long epochMillis) {
         throw new OutOfMemoryError("simulated");

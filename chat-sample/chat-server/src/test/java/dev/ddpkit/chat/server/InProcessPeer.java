@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class InProcessPeer {
   private final InProcessServer server;
-  private final FakeConnection conn;
+  final FakeConnection conn;
   private final AtomicInteger ids = new AtomicInteger();
 
   private InProcessPeer(InProcessServer server) {

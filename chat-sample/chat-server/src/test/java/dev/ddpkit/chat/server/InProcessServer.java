@@ -50,7 +50,12 @@ final class InProcessServer implements AutoCloseable {
         x.broadcast(msgs);
       }
     });
-    handler = new DdpHandler(store, secrets, counters, cfg, timer);
+    handler = new DdpHandler(store, secrets, counters, cfg,
+        cfg.scheduler != null ? cfg.scheduler : (delay, task) -> {
+          java.util.concurrent.ScheduledFuture<?> f =
+              timer.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+          return () -> f.cancel(false);
+        });
     h.set(handler);
   }
 

@@ -76,7 +76,7 @@ class MalformedFramesTest extends ServerTestSupport {
   void aFrameOverTheLimitIsClosedWith1009() throws Exception {
     java.util.List<Integer> serverCloses = new java.util.concurrent.CopyOnWriteArrayList<>();
     ChatServer s = startSeeded(b -> b.maxFrameBytes(64 * 1024)
-        .connectionListener(new ConnectionListener() {
+        .connectionListener(new ServerConnectionListener() {
           @Override
           public void closed(long epochMillis, int code, boolean remote) {
             serverCloses.add(remote ? -code : code);

@@ -182,14 +182,15 @@ class MessagesTest extends ServerTestSupport {
 
   @Test
   void aLostAcknowledgementStillStoresAndBroadcasts() throws Exception {
-    ChatServer s = startSeeded(b -> b);
+    ScriptedFaults faults = new ScriptedFaults();
+    ChatServer s = startSeeded(b -> b.faults(faults));
     DdpPeer bob = login(s, "bob");
     bob.subscribe("general");
     bob.next("ready");
     DdpPeer alice = login(s, "alice");
     alice.subscribe("general");
     alice.next("ready");
-    s.loseNextAcknowledgement(true);
+    faults.loseNextAcknowledgement();
     String id = alice.sendMethod("sendMessage", DdpPeer.message("lost-ack", "general", "hi"));
     assertThat(bob.next().path("fields").path("args").get(0).path("_id").asText())
         .isEqualTo("lost-ack");

@@ -89,7 +89,7 @@ class UnitsTest {
   void statsSnapshotsAreImmutable() {
     ChatServerStats s = new ChatServerStats(1, 2, 3, 4, 5, 6, 7,
         new java.util.HashMap<>(java.util.Map.of("r", 1)), 8, 9, 10, 11, 12, 13,
-        new java.util.TreeMap<>(), new java.util.TreeMap<>(), 14, 15);
+        new java.util.TreeMap<>(), new java.util.TreeMap<>(), 14, 15, 16);
     assertThat(s.subscriptions("r")).isEqualTo(1);
     assertThat(s.subscriptions("x")).isZero();
     assertThatThrownBy(() -> s.subscriptionsByRoom().put("y", 1))

@@ -3,7 +3,7 @@ package dev.ddpkit.ddp;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The counters behind {@link DdpStats}: written on the loop, read from any thread. */
-final class Counters {
+final class StatsCounters {
   final AtomicLong framesIn = new AtomicLong();
   final AtomicLong framesOut = new AtomicLong();
   final AtomicLong protocolErrors = new AtomicLong();
@@ -14,7 +14,13 @@ final class Counters {
   final AtomicLong heartbeatTimeouts = new AtomicLong();
   final AtomicLong connectTimeouts = new AtomicLong();
   final AtomicLong resumes = new AtomicLong();
-  volatile String lastProtocolError = "";
+  private volatile String lastProtocolError = "";
+
+  /** Counts a protocol error and keeps it as the last one. */
+  void protocolError(String what) {
+    protocolErrors.incrementAndGet();
+    lastProtocolError = what;
+  }
 
   DdpStats snapshot() {
     return new DdpStats(

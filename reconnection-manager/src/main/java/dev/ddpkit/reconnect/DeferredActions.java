@@ -8,15 +8,15 @@ import java.util.ArrayDeque;
  * credentials refresher), queued under the lock in the order of the changes and run by one thread
  * at a time, never under the lock.
  */
-final class Outbox {
+final class DeferredActions {
   private final Object lock;
   private final Scheduler scheduler;
   // Guarded by lock.
   private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
   private boolean draining;
 
-  /** An outbox guarded by {@code lock}; {@code scheduler} takes over after an Error. */
-  Outbox(Object lock, Scheduler scheduler) {
+  /** A queue of deferred actions guarded by {@code lock}; {@code scheduler} takes over after an Error. */
+  DeferredActions(Object lock, Scheduler scheduler) {
     this.lock = lock;
     this.scheduler = scheduler;
   }

@@ -4,25 +4,25 @@ import java.util.Random;
 import java.util.function.DoubleSupplier;
 
 /** A source of samples for the manager that remembers the last one it gave, so tests can recompute. */
-final class Samples implements DoubleSupplier {
+final class RecordingRandom implements DoubleSupplier {
   private final Random random;
   private final double constant;
   private double last = Double.NaN;
   private int drawn;
 
-  private Samples(Random random, double constant) {
+  private RecordingRandom(Random random, double constant) {
     this.random = random;
     this.constant = constant;
   }
 
   /** Always {@code value}. */
-  static Samples constant(double value) {
-    return new Samples(null, value);
+  static RecordingRandom constant(double value) {
+    return new RecordingRandom(null, value);
   }
 
   /** A seeded pseudo-random sequence. */
-  static Samples seeded(long seed) {
-    return new Samples(new Random(seed), Double.NaN);
+  static RecordingRandom seeded(long seed) {
+    return new RecordingRandom(new Random(seed), Double.NaN);
   }
 
   @Override

@@ -5,9 +5,9 @@ package dev.ddpkit.chat.server;
  * Called on the server's socket threads, never while the server holds a lock; keep it quick. An
  * exception it throws is logged and ignored.
  */
-public interface ConnectionListener {
+public interface ServerConnectionListener {
   /** A listener that does nothing. */
-  ConnectionListener NONE = new ConnectionListener() {};
+  ServerConnectionListener NONE = new ServerConnectionListener() {};
 
   /** A connection passed admission control at {@code epochMillis}. */
   default void accepted(long epochMillis) {}

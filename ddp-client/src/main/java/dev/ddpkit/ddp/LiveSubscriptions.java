@@ -1,7 +1,7 @@
 package dev.ddpkit.ddp;
 
 import dev.ddpkit.ddp.protocol.ClientMessages;
-import dev.ddpkit.ddp.protocol.MethodError;
+import dev.ddpkit.ddp.protocol.DdpError;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * their own ids after a reconnect, ended by {@code nosub}, {@link Subscription#stop()} or the end
  * of the client. Event loop only.
  */
-final class Subscriptions {
+final class LiveSubscriptions {
   private static final Logger log = LoggerFactory.getLogger(DdpClient.class);
 
   private final ClientEngine engine;
@@ -24,7 +24,7 @@ final class Subscriptions {
   /** Ids of subscriptions of this session stopped while offline: a resumed session unsubs them. */
   private final List<String> unsubsWhileOffline = new ArrayList<>();
 
-  Subscriptions(ClientEngine engine, String name, ClientMessages out) {
+  LiveSubscriptions(ClientEngine engine, String name, ClientMessages out) {
     this.engine = engine;
     this.name = name;
     this.out = out;
@@ -48,14 +48,12 @@ final class Subscriptions {
     }
     s.markUnsubscribed(
         new DdpException("subscription " + s.name() + " was stopped before it was ready"));
-    if (s.sent && engine.state().isConnected()) {
+    if (s.isSent() && engine.state().isConnected()) {
       engine.send(out.unsub(s.id()));
-    } else if (s.sent) {
+    } else if (s.isSent()) {
       unsubsWhileOffline.add(s.id());
     }
-    ResyncState r = engine.resyncState();
-    if (r != null) {
-      r.subs.remove(s.id());
+    if (engine.resync().subscriptionGone(s.id())) {
       engine.maybeFinishResync();
     }
   }
@@ -63,34 +61,27 @@ final class Subscriptions {
   /** Sends every subscription not sent on this connection yet, in order. */
   void sendUnsent() {
     for (SubscriptionImpl s : new ArrayList<>(subs.values())) {
-      if (!s.sent) {
+      if (!s.isSent()) {
         send(s);
       }
     }
   }
 
   private void send(SubscriptionImpl s) {
-    s.sent = true;
+    s.markSent();
     log.debug("{}: -> sub {} id={}", name, s.name(), s.id());
     engine.send(out.sub(s.id(), s.name(), s.params));
-    ResyncState r = engine.resyncState();
-    if (r != null && r.collecting) {
-      r.subs.add(s.id());
-    }
+    engine.resync().subscriptionSent(s.id());
   }
 
   /** {@code ready}: each becomes ready, or, during a resync, once the store shows its data. */
   void onReady(List<String> ids) {
-    ResyncState r = engine.resyncState();
     for (String id : ids) {
       SubscriptionImpl s = subs.get(id);
       if (s == null) {
         continue; // stopped meanwhile
       }
-      if (r != null) {
-        r.subs.remove(id);
-        r.readied.add(s);
-      } else {
+      if (!engine.resync().subscriptionReady(s)) {
         s.markReady();
       }
     }
@@ -100,10 +91,7 @@ final class Subscriptions {
   /** {@code nosub} (or a malformed one): the subscription ends with {@code cause}. */
   void onNoSub(String id, Function<SubscriptionImpl, DdpException> cause) {
     SubscriptionImpl s = subs.remove(id);
-    ResyncState r = engine.resyncState();
-    if (r != null) {
-      r.subs.remove(id);
-    }
+    engine.resync().subscriptionGone(id);
     if (s != null) {
       DdpException ex = cause.apply(s);
       log.debug("{}: <- nosub {} id={} ({})", name, s.name(), id, ex.getClass().getSimpleName());
@@ -112,7 +100,7 @@ final class Subscriptions {
     engine.maybeFinishResync();
   }
 
-  static DdpException nosubCause(SubscriptionImpl s, MethodError error) {
+  static DdpException nosubCause(SubscriptionImpl s, DdpError error) {
     return error != null
         ? new DdpMethodException(error.error(), error.reason(), error.details())
         : new DdpException("subscription " + s.name() + " was stopped by the server");
@@ -134,7 +122,7 @@ final class Subscriptions {
   void newSession() {
     unsubsWhileOffline.clear();
     for (SubscriptionImpl s : subs.values()) {
-      s.sent = false;
+      s.markUnsent();
     }
   }
 

@@ -3,7 +3,7 @@
  * dev.ddpkit.reconnect.admission.Admission} decides, for each new connection, whether the server
  * takes it now, and if not, hands it an appointment and keeps it.
  *
- * <p>A client's {@link dev.ddpkit.reconnect.ReconnectionManager} treats a close reason such as
+ * <p>A client's {@code ReconnectionManager} (reconnection-manager) treats a close reason such as
  * {@code retry-after=350} as an appointment: it dials again at that time (plus a small spread),
  * whatever its own backoff curve says. That is only worth something if the server keeps the
  * appointment: here a dial past the server's rate is given the next free slot of a token bucket
@@ -20,8 +20,8 @@
  *
  * <p>No network and no protocol here: the server calls {@code admit()} when a socket opens,
  * closes it with 1013 and the verdict's reason if it is rejected, and serves it after the
- * verdict's hold (keeping what it sends meanwhile) if it is held. The herd simulation ({@link
- * dev.ddpkit.reconnect.sim}) and the sample's {@code ChatServer} use the same class, so the
+ * verdict's hold (keeping what it sends meanwhile) if it is held. The herd simulation ({@code
+ * dev.ddpkit.reconnect.sim}, module herd-simulation) and the sample's {@code ChatServer} use the same class, so the
  * simulation predicts the server.
  */
 package dev.ddpkit.reconnect.admission;

@@ -488,6 +488,13 @@ class AdmissionTest {
         .hasMessageContaining("capacity");
   }
 
+  @Test
+  void theLongestWarmUpIsTheLongestAppointmentAClientKeeps() {
+    // The module does not depend on reconnection-manager, so it keeps its own copy of the cap: a
+    // warm-up past what clients keep would book slots they come back before.
+    assertThat(Admission.Builder.MAX_WARM_UP).isEqualTo(ClosePolicy.MAX_RETRY_AFTER);
+  }
+
   private static int maxInAnyWindow(List<Long> sortedTimes, long window) {
     int max = 0;
     int from = 0;

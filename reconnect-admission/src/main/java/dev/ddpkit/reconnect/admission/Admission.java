@@ -1,7 +1,5 @@
 package dev.ddpkit.reconnect.admission;
 
-import dev.ddpkit.reconnect.ClosePolicy;
-import dev.ddpkit.reconnect.Ticker;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -67,7 +65,9 @@ import java.util.function.LongSupplier;
  * the slot) and nothing is held.
  *
  * <p>The server half of the hint protocol; the simulation's model server uses this same class, so
- * the simulation predicts the server. Thread-safe; time comes from the {@link Ticker}.
+ * the simulation predicts the server. Thread-safe; time comes from the
+ * {@linkplain Builder#ticker ticker}, nanoseconds from any fixed origin. Depends on nothing but
+ * the JDK: a server takes it without the client library.
  */
 public final class Admission {
   /** One token, in bucket units; the bucket gains {@code capacity} units per nanosecond. */
@@ -80,7 +80,7 @@ public final class Admission {
   private final boolean appointments;
   /** Null with appointments off. */
   private final PeakLimit peakLimit;
-  private final Ticker ticker;
+  private final LongSupplier ticker;
 
   // Guarded by this.
   /** Unreserved units in the bucket as of {@code asOf}. */
@@ -103,7 +103,7 @@ public final class Admission {
     this.appointments = b.appointments;
     this.peakLimit = b.appointments ? new PeakLimit(b.capacity) : null;
     this.ticker = b.ticker;
-    this.lastNow = ticker.read();
+    this.lastNow = ticker.getAsLong();
     this.asOf = lastNow + b.warmUp.toNanos(); // accrual starts when the warm-up is over
   }
 
@@ -170,7 +170,7 @@ public final class Admission {
   }
 
   private long sync() {
-    long now = Math.max(lastNow, ticker.read());
+    long now = Math.max(lastNow, ticker.getAsLong());
     lastNow = now;
     while (due < size && slot(due) <= now) {
       due++;
@@ -271,7 +271,7 @@ public final class Admission {
 
     /**
      * The close reason that carries the appointment, {@code "<message>; retry-after=<ms>"} (the
-     * format {@code ClosePolicy} parses).
+     * format reconnection-manager's {@code ClosePolicy} parses).
      *
      * @throws IllegalStateException if the dial was admitted
      */
@@ -298,6 +298,11 @@ public final class Admission {
     /** The most connections per second an admission can be built for. */
     public static final int MAX_CAPACITY = 1_000_000;
     /**
+     * The longest warm-up: the longest {@code retry-after} a client keeps (reconnection-manager's
+     * {@code ClosePolicy.MAX_RETRY_AFTER}, 10 minutes; a test holds the two equal).
+     */
+    public static final Duration MAX_WARM_UP = Duration.ofMinutes(10);
+    /**
      * The default claim window: longer than a client's spread after an appointment ({@code
      * ReconnectionManager}'s is at most 250 ms) plus a round trip.
      */
@@ -308,7 +313,7 @@ public final class Admission {
     private Duration claimWindow = DEFAULT_CLAIM_WINDOW;
     private boolean appointments = true;
     private Duration warmUp = Duration.ZERO;
-    private Ticker ticker = Ticker.systemTicker();
+    private LongSupplier ticker = System::nanoTime;
 
     private Builder() {}
 
@@ -364,15 +369,15 @@ public final class Admission {
      * listens while it is still starting. With appointments on, every dial before then is rejected
      * with a slot of its own after it, in order at C/s, and reserved; with them off, every such
      * dial is told the first slot after it. The bucket starts filling, empty, when the warm-up is
-     * over. At most {@link ClosePolicy#MAX_RETRY_AFTER} (10 minutes): clients cap a longer hint,
+     * over. At most {@link #MAX_WARM_UP} (10 minutes): clients cap a longer hint,
      * would come back before their slot and be booked again behind the queue. For the same reason
      * keep the warm-up plus the queue (N/C) under it.
      */
     public Builder warmUp(Duration warmUp) {
       Objects.requireNonNull(warmUp, "warmUp");
-      if (warmUp.isNegative() || warmUp.compareTo(ClosePolicy.MAX_RETRY_AFTER) > 0) {
+      if (warmUp.isNegative() || warmUp.compareTo(MAX_WARM_UP) > 0) {
         throw new IllegalArgumentException(
-            "warmUp must be in 0.." + ClosePolicy.MAX_RETRY_AFTER.toMinutes() + " minutes (the"
+            "warmUp must be in 0.." + MAX_WARM_UP.toMinutes() + " minutes (the"
                 + " longest retry-after a client keeps): " + warmUp);
       }
       this.warmUp = warmUp;
@@ -380,11 +385,12 @@ public final class Admission {
     }
 
     /**
-     * Sets the source of time (default {@link Ticker#systemTicker()}); the bucket starts empty
-     * at build (or when the {@linkplain #warmUp warm-up} is over).
+     * Sets the source of time, monotonic nanoseconds from any fixed origin (default {@code
+     * System::nanoTime}; a {@code dev.ddpkit.reconnect.Ticker} is passed as {@code ticker::read});
+     * the bucket starts empty at build (or when the {@linkplain #warmUp warm-up} is over).
      */
-    public Builder ticker(Ticker ticker) {
-      this.ticker = Objects.requireNonNull(ticker, "ticker");
+    public Builder ticker(LongSupplier nanoTime) {
+      this.ticker = Objects.requireNonNull(nanoTime, "ticker");
       return this;
     }
 

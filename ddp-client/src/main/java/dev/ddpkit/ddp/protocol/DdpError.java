@@ -11,9 +11,9 @@ import java.util.Objects;
  * @param reason the reason, possibly empty
  * @param details the details, or {@link MissingNode} if none
  */
-public record MethodError(String error, String reason, JsonNode details) {
+public record DdpError(String error, String reason, JsonNode details) {
   /** Validates the components. */
-  public MethodError {
+  public DdpError {
     Objects.requireNonNull(error, "error");
     Objects.requireNonNull(reason, "reason");
     details = details == null ? MissingNode.getInstance() : details;
