@@ -91,7 +91,7 @@ final class MethodQueue {
     List<String> out = new ArrayList<>();
     for (Block b : blocks) {
       for (PendingCall c : b.calls) {
-        if (c.sent) {
+        if (c.isSent()) {
           out.add(c.id);
         }
       }
