@@ -81,19 +81,7 @@ final class Subscriptions {
       nosub(s, id, new MethodError("not-allowed", "Not allowed"));
       return;
     }
-    streamLock.lock();
-    try {
-      if (!sessions.contains(s)) {
-        return; // closed meanwhile
-      }
-      s.subs.put(id, rid);
-      roomSubscribers.computeIfAbsent(rid, r -> ConcurrentHashMap.newKeySet()).add(s);
-      ObjectNode ready = Frames.frame("ready");
-      ready.putArray("subs").add(id);
-      DdpHandler.send(s, ready);
-    } finally {
-      streamLock.unlock();
-    }
+    register(s, id, rid, s.subs, roomSubscribers);
   }
 
   /**
@@ -112,13 +100,23 @@ final class Subscriptions {
       nosub(s, id, new MethodError("not-allowed", "Not allowed"));
       return;
     }
+    register(s, id, eventName, s.notifySubs, eventSubscribers);
+  }
+
+  /**
+   * Records subscription {@code id} of {@code s} to {@code key} (a room id or an event name) in
+   * the session's own book and the key's subscriber set, and confirms it with ready; all under
+   * the stream lock, so a broadcast sees both or neither. Nothing for a session closed meanwhile.
+   */
+  private void register(Session s, String id, String key, Map<String, String> sessionBook,
+      Map<String, Set<Session>> subscribers) {
     streamLock.lock();
     try {
       if (!sessions.contains(s)) {
         return; // closed meanwhile
       }
-      s.notifySubs.put(id, eventName);
-      eventSubscribers.computeIfAbsent(eventName, r -> ConcurrentHashMap.newKeySet()).add(s);
+      sessionBook.put(id, key);
+      subscribers.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(s);
       ObjectNode ready = Frames.frame("ready");
       ready.putArray("subs").add(id);
       DdpHandler.send(s, ready);
