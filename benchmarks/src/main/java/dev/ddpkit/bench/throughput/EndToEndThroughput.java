@@ -163,8 +163,10 @@ public final class EndToEndThroughput {
   public static Report run(Config c, PrintStream log) throws Exception {
     Path dir = Files.createTempDirectory("ddpkit-bench-e2e");
     // Producers send as fast as they can: far past Rocket.Chat's 5 messages per second per user.
+    // The backlog phase freezes every consumer while the whole backlog is queued for it: past the
+    // default send-queue bound (4 MiB, issue 23) the server would rightly drop them as slow readers.
     ChatServer server = ChatServer.builder().dataDir(dir).port(0).drainPeriod(Duration.ZERO)
-        .rateLimits(RateLimits.none()).build();
+        .rateLimits(RateLimits.none()).maxSendQueueBytes(1L << 30).build();
     List<ConsumerProcess> consumers = new ArrayList<>();
     List<ChatClient> producers = new ArrayList<>();
     try {
