@@ -6,9 +6,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +24,12 @@ import org.slf4j.LoggerFactory;
  * loadMissedMessages}, every room where the server does not know {@code rooms/get}. A refusal for
  * now is retried (at the server's {@code timeToReset}, or after a backoff) until the fetch
  * succeeds or the room is left; a permanent one leaves the room and says why.
+ *
+ * <p>{@code lastUpdate} has no limit: after a long outage in a busy room its one answer can pass
+ * the client's frame limit, and the connection closes with 1009 before the answer is read (it
+ * would again at every reconnect). Once a connection closed so while such an answer was due, the
+ * client catches up in cursor pages instead ({@code type} UPDATED then DELETED, {@value #PAGE} a
+ * page), for as long as it lives.
  */
 final class CatchUps {
   private static final Logger log = LoggerFactory.getLogger(CatchUps.class);
@@ -29,6 +37,12 @@ final class CatchUps {
   static final String MISSED = "loadMissedMessages";
   static final String HISTORY = "loadHistory";
   static final String MESSAGES_GET = "messages/get";
+  /** Changes a page of a paged catch-up asks for. */
+  static final int PAGE = 100;
+  /** The most a page asks for when a whole page shares one time (Rocket.Chat's own cap). */
+  static final int MAX_PAGE = 1000;
+  /** The close code of a message over the frame limit. */
+  private static final int TOO_BIG = 1009;
 
   private final ChatSession session;
   private boolean roomsGetKnown = true;
@@ -52,6 +66,12 @@ final class CatchUps {
   private Pacer.Job roomsGetJob;
   private Object roomsGetCall;
   private int roomsGetAttempts;
+  /** Whether catch-ups go in cursor pages: see the class doc. */
+  private boolean paged;
+  /** The {@code lastUpdate} calls of this connection not answered, or lost with it. */
+  private final Set<Object> lastUpdateDue = new HashSet<>();
+  /** The paged catch-up of each room that has one under way. */
+  private final Map<Room, Pages> pages = new HashMap<>();
 
   CatchUps(ChatSession session) {
     this.session = session;
@@ -126,6 +146,19 @@ final class CatchUps {
     }
   }
 
+  /**
+   * A connection ended with its close code: a 1009 while a {@code lastUpdate} answer was due says
+   * the answer is over the frame limit, so catch-ups go in pages from now on.
+   */
+  void onDisconnected(int code) {
+    if (code == TOO_BIG && !lastUpdateDue.isEmpty() && !paged) {
+      paged = true;
+      log.info("{}: a catch-up answer passed the frame limit (closed with 1009); catching up in "
+          + "pages of {} from now on", session.settings.name(), PAGE);
+    }
+    lastUpdateDue.clear();
+  }
+
   void onConnectionLost() {
     session.pacer.cancel(roomsGetJob);
     roomsGetJob = null;
@@ -144,6 +177,7 @@ final class CatchUps {
     session.pacer.cancel(room.fetchJob);
     room.fetchJob = null;
     room.fetchCall = null;
+    pages.remove(room); // a paged catch-up starts again from its sync point
     waiting.remove(room);
     probeWaiting.remove(room);
     if (probe == room) {
@@ -274,6 +308,7 @@ final class CatchUps {
       return;
     }
     List<Object> params;
+    Object call = new Object();
     if (method.equals(HISTORY)) {
       int limit = session.settings.historyLimit();
       params = Arrays.asList(room.rid, null, limit > 0 ? limit : Settings.FALLBACK_HISTORY, null);
@@ -281,14 +316,21 @@ final class CatchUps {
       session.catchUpCount++;
       // One answer with every change since the sync point (a server time) less the overlap:
       // BENCHMARKS.md ("messages/get: lastUpdate or cursor pages") says why not the cursor pages.
-      params = List.of(room.rid, Map.of("lastUpdate", syncSince(room)));
+      if (paged) {
+        params = List.of(room.rid, pagesOf(room).request());
+      } else {
+        params = List.of(room.rid, Map.of("lastUpdate", syncSince(room)));
+        lastUpdateDue.add(call);
+      }
     } else {
       session.catchUpCount++;
       params = List.of(room.rid, since(room)); // {"$date": millis} on the wire
     }
-    Object call = new Object();
     room.fetchCall = call;
     session.call(method, params).whenComplete((result, error) -> {
+      if (error == null || Refusal.of(error, true).kind() != Refusal.Kind.LOST) {
+        lastUpdateDue.remove(call); // answered: whatever the connection's end, not too big
+      }
       if (room.fetchCall == call && !session.closed() && session.rooms.get(room.rid) == room) {
         room.fetchCall = null;
         onFetched(room, method, result, error);
@@ -323,6 +365,22 @@ final class CatchUps {
   }
 
   private void handleFetched(Room room, String method, JsonNode result, Throwable error) {
+    Pages page = pages.get(room);
+    if (error == null && method.equals(MESSAGES_GET) && page != null) {
+      int[] bad = {0};
+      boolean more = page.add(result, room.rid, bad);
+      session.malformed += bad[0];
+      room.fetchAttempts = 0;
+      if (more) {
+        submit(room, MESSAGES_GET, Duration.ZERO);
+        return;
+      }
+      pages.remove(room);
+      session.emitEvents(room.timeline.complete(room.catchUp, page.updated, page.deleted));
+      room.catchUp = null;
+      session.status.refresh();
+      return;
+    }
     if (error == null && method.equals(MESSAGES_GET)) {
       int[] bad = {0};
       List<ChatMessage> fetched = MessageParser.parseList(
@@ -400,6 +458,80 @@ final class CatchUps {
 
   private boolean needsFetch(Room room) {
     return session.rooms.get(room.rid) == room && room.live && room.catchUp != null;
+  }
+
+  /** The room's paged catch-up, begun now if it has none for its current catch-up. */
+  private Pages pagesOf(Room room) {
+    Pages p = pages.get(room);
+    if (p == null || p.catchUp != room.catchUp) {
+      p = new Pages(room.catchUp, syncSince(room).toEpochMilli());
+      pages.put(room, p);
+    }
+    return p;
+  }
+
+  /**
+   * A catch-up in cursor pages: the UPDATED pages from the sync point, then the DELETED ones,
+   * gathered and applied together at the end like one {@code lastUpdate} answer. Each next page
+   * starts one millisecond before the last one's end (Rocket.Chat's cursor is "after this time",
+   * and more changes may share the last millisecond than the page held); a full page that all
+   * shares one millisecond is asked again twice as large, up to {@value #MAX_PAGE}.
+   */
+  private static final class Pages {
+    final RoomTimeline.CatchUp catchUp;
+    final long since;
+    boolean deletions;
+    long next;
+    int count = PAGE;
+    final List<ChatMessage> updated = new ArrayList<>();
+    final Map<String, Instant> deleted = new HashMap<>();
+
+    Pages(RoomTimeline.CatchUp catchUp, long since) {
+      this.catchUp = catchUp;
+      this.since = since;
+      this.next = since;
+    }
+
+    /** The options of the next page's {@code messages/get}. */
+    Map<String, Object> request() {
+      return Map.of("type", deletions ? "DELETED" : "UPDATED", "next", Long.toString(next),
+          "count", count);
+    }
+
+    /** Adds a page; returns whether another page is due. */
+    boolean add(JsonNode result, String rid, int[] bad) {
+      JsonNode list = result == null ? null : result.get(deletions ? "deleted" : "updated");
+      if (deletions) {
+        deleted.putAll(MessageParser.deletions(list, bad));
+      } else {
+        updated.addAll(MessageParser.parseList(list, rid, bad));
+      }
+      JsonNode cursor = result == null ? null : result.path("cursor").get("next");
+      int n = list != null && list.isArray() ? list.size() : 0;
+      if (cursor != null && cursor.isTextual() && n > 0) {
+        String field = deletions ? "_deletedAt" : "_updatedAt";
+        long first = MessageParser.timestamp(list.get(0).get(field)).map(Instant::toEpochMilli)
+            .orElse(next);
+        long last = MessageParser.timestamp(list.get(n - 1).get(field)).map(Instant::toEpochMilli)
+            .orElse(next);
+        if (last <= next) {
+          return false; // no progress: a server that does not page as Rocket.Chat does
+        }
+        if (first == last && n >= count && count < MAX_PAGE) {
+          count = Math.min(2 * count, MAX_PAGE);
+        } else {
+          next = first == last ? last : last - 1;
+        }
+        return true;
+      }
+      if (!deletions) {
+        deletions = true;
+        next = since;
+        count = PAGE;
+        return true;
+      }
+      return false;
+    }
   }
 
   /** The room's sync point (newest server change time applied) less the overlap. */

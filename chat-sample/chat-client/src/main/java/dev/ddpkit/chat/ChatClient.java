@@ -74,7 +74,7 @@ public final class ChatClient implements AutoCloseable {
 
               @Override
               public void onDisconnected(int code, String reason) {
-                holder[0].onDdpDisconnected();
+                holder[0].onDdpDisconnected(code);
               }
             });
     b.configure(db);

@@ -33,6 +33,7 @@ public final class ChatClientBuilder {
   Duration heartbeatInterval;
   Duration heartbeatTimeout;
   Duration connectTimeout;
+  int maxFrameBytes;
   boolean sessionResumption = true;
   int outboxCapacity = 100;
   int dedupWindow = 10_000;
@@ -152,6 +153,19 @@ public final class ChatClientBuilder {
   /** Declare the connection dead this long after an unanswered ping (default: the DDP client's). */
   public ChatClientBuilder heartbeatTimeout(Duration timeout) {
     this.heartbeatTimeout = positive("heartbeatTimeout", timeout);
+    return this;
+  }
+
+  /**
+   * The largest message accepted from the server (default: the DDP client's, 16 MiB); a larger
+   * one closes the connection with 1009. A catch-up answer over it makes the client catch up in
+   * pages from then on.
+   */
+  public ChatClientBuilder maxFrameBytes(int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("maxFrameBytes must be positive: " + max);
+    }
+    this.maxFrameBytes = max;
     return this;
   }
 
@@ -364,6 +378,9 @@ public final class ChatClientBuilder {
     ReconnectPolicy policy = reconnection();
     if (policy != null) {
       db.reconnection(policy);
+    }
+    if (maxFrameBytes > 0) {
+      db.maxFrameBytes(maxFrameBytes);
     }
     if (heartbeatInterval != null) {
       db.heartbeatInterval(heartbeatInterval);

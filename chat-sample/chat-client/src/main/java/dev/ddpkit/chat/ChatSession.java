@@ -245,8 +245,9 @@ final class ChatSession {
   }
 
   /** The DDP client's connection ended (told at once, on the loop). */
-  void onDdpDisconnected() {
+  void onDdpDisconnected(int code) {
     socketUp = false;
+    catchUps.onDisconnected(code);
   }
 
   /** What a lost connection ends unless its session is resumed: the login and the streams. */

@@ -92,6 +92,129 @@ class RoomModelTest {
     }
   }
 
+  /** A cursor page of {@code messages/get}: {@code {updated, deleted, cursor: {next, previous}}}. */
+  private static String page(List<ObjectNode> updated, Map<String, Long> deleted, String next) {
+    ObjectNode r = (ObjectNode) JsonNodeFactory.instance.objectNode();
+    try {
+      r = (ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper()
+          .readTree(changes(updated, deleted));
+    } catch (java.io.IOException e) {
+      throw new AssertionError(e);
+    }
+    ObjectNode c = r.putObject("cursor");
+    c.put("next", next);
+    c.putNull("previous");
+    return r.toString();
+  }
+
+  /** A new message as a cursor page holds it: its {@code _updatedAt} is its {@code ts}. */
+  private static ObjectNode fresh(String rid, String id, String text, long tsMillis) {
+    ObjectNode m = message(rid, id, text, tsMillis);
+    m.putObject("_updatedAt").put("$date", tsMillis);
+    return m;
+  }
+
+  /** The options of a {@code messages/get} the client sent: type, next and count. */
+  private static String pageAsked(Frame get) {
+    var o = get.params().path(1);
+    assertThat(o.has("lastUpdate")).as("a cursor page, not lastUpdate: " + o).isFalse();
+    return o.path("type").asText() + " " + o.path("next").asText() + " " + o.path("count").asInt();
+  }
+
+  @Test
+  void aLastUpdateAnswerOverTheFrameLimitIsAskedAgainInCursorPagesAndConverges() {
+    try (ChatHarness h = joined(b -> b)) {
+      h.push("r1", "m2", "two", 2000); // the sync point is now 2000
+      h.reconnect();
+      h.loggedIn(h.expect("login"));
+      h.ready(h.expect("sub r1"));
+      h.ready(h.expect("sub r1/deleteMessage"));
+      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      h.expect("messages/get r1"); // lastUpdate: its answer is too big for the client
+      // The client's transport closes with 1009 at the answer's first bytes.
+      h.end().closeFromServer(1009, "message over the frame limit");
+      h.advance(Duration.ofSeconds(1));
+      h.accept();
+      h.loggedIn(h.expect("login"));
+      h.ready(h.expect("sub r1"));
+      h.ready(h.expect("sub r1/deleteMessage"));
+      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      Frame first = h.expect("messages/get r1");
+      assertThat(pageAsked(first)).isEqualTo("UPDATED 2000 " + CatchUps.PAGE);
+      // Two changes share the page's last millisecond, 3000: the next page starts just before it.
+      h.result(first, page(List.of(edited("r1", "m1", "one!", 1000, 2500),
+          fresh("r1", "m3", "three", 3000)), Map.of(), "3000"));
+      Frame second = h.expect("messages/get r1");
+      assertThat(pageAsked(second)).isEqualTo("UPDATED 2999 " + CatchUps.PAGE);
+      h.result(second, page(List.of(fresh("r1", "m3", "three", 3000),
+          fresh("r1", "m4", "four", 3000)), Map.of(), null));
+      Frame deleted = h.expect("messages/get r1");
+      assertThat(pageAsked(deleted)).isEqualTo("DELETED 2000 " + CatchUps.PAGE);
+      assertThat(view(h)).as("nothing applied before the last page")
+          .containsExactly("m1=one", "m2=two");
+      h.result(deleted, page(List.of(), Map.of("m2", 3100L), null));
+      assertThat(view(h)).containsExactly("m1=one!*", "m3=three", "m4=four");
+      assertThat(h.recorder.duplicates()).isZero();
+      assertThat(h.client.status().state()).isEqualTo(ChatStatus.State.CONNECTED);
+
+      // Learned for good: the next catch-up pages from the start.
+      h.reconnect();
+      h.loggedIn(h.expect("login"));
+      h.ready(h.expect("sub r1"));
+      h.ready(h.expect("sub r1/deleteMessage"));
+      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      assertThat(pageAsked(h.expect("messages/get r1"))).startsWith("UPDATED 3100 ");
+    }
+  }
+
+  @Test
+  void aFullPageThatSharesOneMillisecondIsAskedAgainLarger() {
+    try (ChatHarness h = joined(b -> b)) {
+      h.reconnect();
+      h.loggedIn(h.expect("login"));
+      h.ready(h.expect("sub r1"));
+      h.ready(h.expect("sub r1/deleteMessage"));
+      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      h.expect("messages/get r1");
+      h.end().closeFromServer(1009, "message over the frame limit");
+      h.advance(Duration.ofSeconds(1));
+      h.accept();
+      h.loggedIn(h.expect("login"));
+      h.ready(h.expect("sub r1"));
+      h.ready(h.expect("sub r1/deleteMessage"));
+      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      h.result(h.expect("messages/get r1"), page(List.of(), Map.of(), null)); // UPDATED: none
+      Frame deleted = h.expect("messages/get r1");
+      assertThat(pageAsked(deleted)).isEqualTo("DELETED 1000 " + CatchUps.PAGE);
+      // A bulk deletion: a whole page of deletions at one millisecond, and more to come.
+      Map<String, Long> bulk = new java.util.HashMap<>();
+      for (int i = 0; i < CatchUps.PAGE; i++) {
+        bulk.put("gone" + i, 5000L);
+      }
+      h.result(deleted, page(List.of(), bulk, "5000"));
+      Frame larger = h.expect("messages/get r1");
+      assertThat(pageAsked(larger)).isEqualTo("DELETED 1000 " + 2 * CatchUps.PAGE);
+      bulk.put("m1", 5000L);
+      h.result(larger, page(List.of(), bulk, null));
+      assertThat(view(h)).isEmpty();
+      assertThat(h.recorder.changes).containsExactly("deleted m1");
+    }
+  }
+
+  @Test
+  void aCloseWith1009WhileNoLastUpdateIsDueChangesNothing() {
+    try (ChatHarness h = joined(b -> b)) {
+      h.end().closeFromServer(1009, "some other message too big");
+      h.advance(Duration.ofSeconds(1));
+      h.accept();
+      h.loggedIn(h.expect("login"));
+      h.ready(h.expect("sub r1"));
+      h.ready(h.expect("sub r1/deleteMessage"));
+      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      assertThat(h.expect("messages/get r1").params().path(1).has("lastUpdate")).isTrue();
+    }
+  }
+
   @Test
   void afterAReconnectMessagesGetAppliesWhatChangedAwayOnceBothStreamsAreReady() {
     try (ChatHarness h = joined(b -> b)) {
