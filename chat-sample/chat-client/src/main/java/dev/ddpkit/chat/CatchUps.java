@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,7 +65,8 @@ final class CatchUps {
   /** Rooms live and waiting for a rooms/get to say whether they changed. */
   private final List<Room> waiting = new ArrayList<>();
   private Pacer.Job roomsGetJob;
-  private Object roomsGetCall;
+  /** The rooms/get on the wire, or null. */
+  private LoginScope.Watch roomsGetCall;
   private int roomsGetAttempts;
   /** Whether catch-ups go in cursor pages: see the class doc. */
   private boolean paged;
@@ -162,7 +164,10 @@ final class CatchUps {
   void onConnectionLost() {
     session.pacer.cancel(roomsGetJob);
     roomsGetJob = null;
-    roomsGetCall = null;
+    if (roomsGetCall != null) {
+      roomsGetCall.cancel();
+      roomsGetCall = null;
+    }
     waiting.clear();
     session.rooms.values().forEach(this::forget);
   }
@@ -176,7 +181,10 @@ final class CatchUps {
   void forget(Room room) {
     session.pacer.cancel(room.fetchJob);
     room.fetchJob = null;
-    room.fetchCall = null;
+    if (room.fetchCall != null) {
+      room.fetchCall.cancel();
+      room.fetchCall = null;
+    }
     pages.remove(room); // a paged catch-up starts again from its sync point
     waiting.remove(room);
     probeWaiting.remove(room);
@@ -210,16 +218,11 @@ final class CatchUps {
       return;
     }
     Instant since = batch.stream().map(r -> since(r)).min(Instant::compareTo).get();
-    Object call = new Object();
-    roomsGetCall = call;
     // {"$date": millis} on the wire: Rocket.Chat's updatedSince.
-    session.call(ROOMS_GET, List.of(since))
-        .whenComplete((result, error) -> {
-          if (roomsGetCall == call && !session.closed()) {
-            roomsGetCall = null;
-            onRoomsGet(batch, result, error);
-          }
-        });
+    roomsGetCall = session.call(ROOMS_GET, List.of(since), (result, error) -> {
+      roomsGetCall = null;
+      onRoomsGet(batch, result, error);
+    });
   }
 
   private void onRoomsGet(List<Room> batch, JsonNode result, Throwable error) {
@@ -308,12 +311,12 @@ final class CatchUps {
       return;
     }
     List<Object> params;
-    Object call = new Object();
+    Object call = new Object(); // its place in lastUpdateDue
     if (method.equals(HISTORY)) {
       int limit = session.settings.historyLimit();
       params = Arrays.asList(room.rid, null, limit > 0 ? limit : Settings.FALLBACK_HISTORY, null);
     } else if (method.equals(MESSAGES_GET)) {
-      session.catchUpCount++;
+      session.counters.catchUp();
       // One answer with every change since the sync point (a server time) less the overlap:
       // BENCHMARKS.md ("messages/get: lastUpdate or cursor pages") says why not the cursor pages.
       if (paged) {
@@ -323,18 +326,19 @@ final class CatchUps {
         lastUpdateDue.add(call);
       }
     } else {
-      session.catchUpCount++;
+      session.counters.catchUp();
       params = List.of(room.rid, since(room)); // {"$date": millis} on the wire
     }
-    room.fetchCall = call;
-    session.call(method, params).whenComplete((result, error) -> {
+    CompletableFuture<JsonNode> answer = session.call(method, params);
+    answer.whenComplete((result, error) -> {
       if (error == null || Refusal.of(error, true).kind() != Refusal.Kind.LOST) {
         lastUpdateDue.remove(call); // answered: whatever the connection's end, not too big
       }
-      if (room.fetchCall == call && !session.closed() && session.rooms.get(room.rid) == room) {
-        room.fetchCall = null;
-        onFetched(room, method, result, error);
-      }
+    });
+    // Cancelled by forget (the room's stream gone, the room left) and with the login.
+    room.fetchCall = session.scope().watch(answer, (result, error) -> {
+      room.fetchCall = null;
+      onFetched(room, method, result, error);
     });
   }
 
@@ -369,7 +373,7 @@ final class CatchUps {
     if (error == null && method.equals(MESSAGES_GET) && page != null) {
       int[] bad = {0};
       boolean more = page.add(result, room.rid, bad);
-      session.malformed += bad[0];
+      session.counters.malformed(bad[0]);
       room.fetchAttempts = 0;
       if (more) {
         submit(room, MESSAGES_GET, Duration.ZERO);
@@ -387,7 +391,7 @@ final class CatchUps {
           result == null ? null : result.get("updated"), room.rid, bad);
       Map<String, Instant> deletions = MessageParser.deletions(
           result == null ? null : result.get("deleted"), bad);
-      session.malformed += bad[0];
+      session.counters.malformed(bad[0]);
       room.fetchAttempts = 0;
       session.emitEvents(room.timeline.complete(room.catchUp, fetched, deletions));
       room.catchUp = null;
@@ -397,7 +401,7 @@ final class CatchUps {
     if (error == null) {
       int[] bad = {0};
       List<ChatMessage> fetched = MessageParser.parseList(result, room.rid, bad);
-      session.malformed += bad[0];
+      session.counters.malformed(bad[0]);
       room.fetchAttempts = 0;
       complete(room, fetched, method.equals(HISTORY));
       session.status.refresh();

@@ -57,26 +57,13 @@ public final class ChatClient implements AutoCloseable {
     this.ids = b.ids;
     this.name = b.name != null ? b.name : "chat-" + SEQ.incrementAndGet();
     this.rooms = List.copyOf(b.rooms);
-    ChatSession[] holder = new ChatSession[1];
     DdpClientBuilder db =
         DdpClient.builder()
             .url(b.url)
             .name(this.name)
             .clock(b.clock)
             // Room of its own above the outbox, so queued sends never fail for want of space.
-            .maxQueuedCalls(Math.max(1_000, 2 * b.outboxCapacity + 100))
-            .addStatusListener(s -> holder[0].onDdpStatus(s))
-            .addConnectionListener(new ConnectionListener() {
-              @Override
-              public void onConnected(boolean reconnect, boolean resumed) {
-                holder[0].onDdpConnected(resumed);
-              }
-
-              @Override
-              public void onDisconnected(int code, String reason) {
-                holder[0].onDdpDisconnected(code);
-              }
-            });
+            .maxQueuedCalls(Math.max(1_000, 2 * b.outboxCapacity + 100));
     b.configure(db);
     this.ddp = db.build();
     Settings settings =
@@ -99,7 +86,19 @@ public final class ChatClient implements AutoCloseable {
             b.liveDeletions,
             b.messagesGet);
     this.session = new ChatSession(settings, ddp, b.listener, v -> view = v);
-    holder[0] = session;
+    // Added before start(), so they hear every status and connection of the client.
+    ddp.addStatusListener(session::onDdpStatus);
+    ddp.addConnectionListener(new ConnectionListener() {
+      @Override
+      public void onConnected(boolean reconnect, boolean resumed) {
+        session.onDdpConnected(resumed);
+      }
+
+      @Override
+      public void onDisconnected(int code, String reason) {
+        session.onDdpDisconnected(code);
+      }
+    });
     this.view =
         new ChatSession.View(
             NOT_STARTED,

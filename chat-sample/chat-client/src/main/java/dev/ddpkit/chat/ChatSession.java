@@ -49,19 +49,11 @@ final class ChatSession {
   private int recoveries;
   /** The one state of the client: written only by {@link #moveTo}, on the loop; read anywhere. */
   private volatile Phase phase = Phase.NEW;
-  /**
-   * The connection dropped while logged in: the login and the room streams are kept until the next
-   * connection says whether the server resumed the DDP session (then they simply go on) or began
-   * a new one (then they are dropped, and the login and the joins start again).
-   */
-  private boolean suspended;
+  /** What the current login started; a closed one before the first login and after the last. */
+  private LoginScope scope = closedScope();
   /** Between the DDP client's connected and its disconnected (told at once, on the loop). */
   private boolean socketUp;
-  long logins;
-  long resends;
-  long malformed;
-  long catchUpCount;
-  long resumes;
+  final SessionCounters counters = new SessionCounters();
 
   ChatSession(Settings settings, DdpClient ddp, ChatListener listener, Consumer<View> publish) {
     this.settings = settings;
@@ -88,6 +80,12 @@ final class ChatSession {
     NEW,
     /** Started, without a usable connection: dialing, or waiting to. */
     OFFLINE,
+    /**
+     * The connection dropped while logged in: the login and the room streams are kept until the
+     * next connection says whether the server resumed the DDP session (then they simply go on,
+     * back to {@link #LOGGED_IN}) or began a new one (then they are dropped: {@link #OFFLINE}).
+     */
+    SUSPENDED,
     /** Connected and logging in: nothing else is sent before the login is through. */
     LOGGING_IN,
     /** Logged in: streams are joined, catch-ups fetched, messages sent. */
@@ -123,14 +121,17 @@ final class ChatSession {
     boolean allowed;
     switch (next) {
       case OFFLINE:
-        allowed = from == Phase.NEW || from == Phase.LOGGING_IN || from == Phase.LOGGED_IN;
+        allowed = from == Phase.NEW || from == Phase.LOGGING_IN || from == Phase.SUSPENDED;
+        break;
+      case SUSPENDED:
+        allowed = from == Phase.LOGGED_IN;
         break;
       case LOGGING_IN:
         allowed = from == Phase.NEW || from == Phase.OFFLINE;
         break;
       case LOGGED_IN:
-        // From OFFLINE only when the server resumed the session the connection had logged in on.
-        allowed = from == Phase.LOGGING_IN || (from == Phase.OFFLINE && suspended);
+        // From SUSPENDED only when the server resumed the session the connection had logged in on.
+        allowed = from == Phase.LOGGING_IN || from == Phase.SUSPENDED;
         break;
       case ENDED:
         allowed = from != Phase.ENDED;
@@ -175,11 +176,11 @@ final class ChatSession {
     if (s.connected() && !connected()) {
       cancelRecovery();
       recoveries = 0;
-      if (suspended && s.resumed()) {
+      if (phase == Phase.SUSPENDED && s.resumed()) {
         onResumed();
       } else {
         finishTearDown();
-        moveTo(Phase.LOGGING_IN);
+        beginLogin();
         login.onConnected();
       }
     } else if (!s.connected()) {
@@ -218,11 +219,14 @@ final class ChatSession {
       return;
     }
     boolean wasLoggedIn = loggedIn();
-    moveTo(Phase.OFFLINE);
+    // A login is kept for a resume; finishTearDown drops it if there is none.
+    moveTo(wasLoggedIn ? Phase.SUSPENDED : Phase.OFFLINE);
+    if (!wasLoggedIn) {
+      scope.close(); // a login that never went through
+    }
     pacer.open(false);
     login.onConnectionLost();
     if (wasLoggedIn) {
-      suspended = true; // kept for a resume; dropped by finishTearDown if there is none
       streams.onSuspended();
     } else {
       streams.onConnectionLost();
@@ -252,10 +256,11 @@ final class ChatSession {
 
   /** What a lost connection ends unless its session is resumed: the login and the streams. */
   private void finishTearDown() {
-    if (!suspended) {
+    if (phase != Phase.SUSPENDED) {
       return;
     }
-    suspended = false;
+    moveTo(Phase.OFFLINE);
+    scope.close();
     streams.onConnectionLost();
     deletions.onConnectionLost();
   }
@@ -266,9 +271,8 @@ final class ChatSession {
    * call (the replay is the catch-up), and the outbox drains as after a login.
    */
   private void onResumed() {
-    moveTo(Phase.LOGGED_IN); // from OFFLINE, allowed only while suspended
-    suspended = false;
-    resumes++;
+    moveTo(Phase.LOGGED_IN); // from SUSPENDED
+    counters.resumed();
     log.debug("{}: session resumed: no login, no rejoin, no catch-up", settings.name());
     streams.onResumed();
     catchUps.onResumed();
@@ -278,13 +282,13 @@ final class ChatSession {
 
   private void recoverIfStillUp() {
     recovery = null;
-    if (phase != Phase.OFFLINE || !ddp.status().connected()) {
+    if ((phase != Phase.OFFLINE && phase != Phase.SUSPENDED) || !ddp.status().connected()) {
       return; // gone for real (or closed): the status says what comes next
     }
     log.warn("{}: a call failed as if the connection were lost, but it is up: logging in again",
         settings.name());
     finishTearDown();
-    moveTo(Phase.LOGGING_IN);
+    beginLogin();
     login.onSameConnection();
     status.refresh();
   }
@@ -299,7 +303,7 @@ final class ChatSession {
   /** A login went through: everything held behind it may go. */
   void onLoggedIn() {
     moveTo(Phase.LOGGED_IN);
-    logins++;
+    counters.loggedIn();
     streams.joinAll();
     catchUps.onLoggedIn();
     sender.onLoggedIn();
@@ -317,7 +321,7 @@ final class ChatSession {
             ? MessageParser.parse(args.get(0), rid)
             : Optional.empty();
     if (!parsed.isPresent() || rid == null || !rid.equals(parsed.get().rid())) {
-      malformed++;
+      counters.malformed(1);
       log.debug("{}: malformed stream event ignored", settings.name());
       status.refresh(); // publishes the count (rare: the hot path publishes nothing)
       return;
@@ -406,6 +410,7 @@ final class ChatSession {
       return;
     }
     moveTo(Phase.ENDED);
+    scope.close();
     cancelRecovery();
     pacer.clear();
     streams.onClosed();
@@ -435,6 +440,33 @@ final class ChatSession {
     }
     error(why);
     status.refresh();
+  }
+
+  /** A login begins on this connection: what the one before started is dropped. */
+  private void beginLogin() {
+    scope.close();
+    scope = new LoginScope();
+    moveTo(Phase.LOGGING_IN);
+  }
+
+  private static LoginScope closedScope() {
+    LoginScope s = new LoginScope();
+    s.close();
+    return s;
+  }
+
+  /** What the current login started (closed when there is none). */
+  LoginScope scope() {
+    return scope;
+  }
+
+  /**
+   * Calls a method for the current login: {@code then} runs with its answer unless the returned
+   * watch is cancelled or the login ends first.
+   */
+  LoginScope.Watch call(String method, List<?> params,
+      java.util.function.BiConsumer<JsonNode, Throwable> then) {
+    return scope.watch(call(method, params), then);
   }
 
   /** Calls a method that the DDP client never re-sends: the chat layer owns every retry. */

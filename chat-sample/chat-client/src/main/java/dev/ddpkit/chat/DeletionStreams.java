@@ -82,9 +82,9 @@ final class DeletionStreams {
     room.bulkSub = null;
   }
 
-  private static void stop(Subscription sub) {
-    if (sub != null) {
-      sub.stop();
+  private static void stop(StreamJoin join) {
+    if (join != null) {
+      join.stop();
     }
   }
 
@@ -94,21 +94,24 @@ final class DeletionStreams {
       return;
     }
     Subscription sub = open(room, DELETE);
-    room.deleteSub = sub;
-    sub.ready().whenComplete((v, error) -> {
-      if (error == null && room.deleteSub == sub && !session.closed()) {
-        room.deletesLive = true;
-        room.bulkJob = session.pacer.submit(Pacer.NOTIFY_STREAM, room.rid, () -> subscribeBulk(room));
-        session.catchUps.onDeletionsReady(room);
-        session.status.refresh();
-      }
-    });
-    sub.ended().whenComplete((v, error) -> {
-      if (room.deleteSub == sub && !session.closed() && session.connected()) {
-        room.deleteSub = null;
-        onEnded(room, error, DELETE, () -> subscribe(room));
-      }
-    });
+    LoginScope.Watch watch = session.scope().watch()
+        .on(sub.ready(), (v, error) -> {
+          if (error == null) {
+            room.deletesLive = true;
+            room.bulkJob =
+                session.pacer.submit(Pacer.NOTIFY_STREAM, room.rid, () -> subscribeBulk(room));
+            session.catchUps.onDeletionsReady(room);
+            session.status.refresh();
+          }
+        })
+        .on(sub.ended(), (v, error) -> {
+          if (session.connected()) {
+            room.deleteSub.forget();
+            room.deleteSub = null;
+            onEnded(room, error, DELETE, () -> subscribe(room));
+          }
+        });
+    room.deleteSub = new StreamJoin(sub, watch);
   }
 
   private void subscribeBulk(Room room) {
@@ -117,13 +120,14 @@ final class DeletionStreams {
       return;
     }
     Subscription sub = open(room, BULK);
-    room.bulkSub = sub;
-    sub.ended().whenComplete((v, error) -> {
-      if (room.bulkSub == sub && !session.closed() && session.connected()) {
+    LoginScope.Watch watch = session.scope().watch(sub.ended(), (v, error) -> {
+      if (session.connected()) {
+        room.bulkSub.forget();
         room.bulkSub = null;
         onEnded(room, error, BULK, () -> subscribeBulk(room));
       }
     });
+    room.bulkSub = new StreamJoin(sub, watch);
   }
 
   private Subscription open(Room room, String event) {
@@ -173,7 +177,7 @@ final class DeletionStreams {
     Room room = slash < 0 ? null : session.rooms.get(name.substring(0, slash));
     JsonNode arg = args != null && args.isArray() && args.size() > 0 ? args.get(0) : null;
     if (room == null || arg == null || !arg.isObject()) {
-      session.malformed++;
+      session.counters.malformed(1);
       session.status.refresh();
       return;
     }
@@ -181,7 +185,7 @@ final class DeletionStreams {
     if (event.equals(DELETE)) {
       JsonNode id = arg.get("_id");
       if (id == null || !id.isTextual()) {
-        session.malformed++;
+        session.counters.malformed(1);
         session.status.refresh();
         return;
       }

@@ -19,8 +19,8 @@ final class LoginFlow {
   private final ChatSession session;
   private String token;
   private Pacer.Job job;
-  /** The login on the wire; a late answer to an earlier one is ignored. */
-  private Object inFlight;
+  /** The login on the wire: cancelled with its connection, so a late answer is never heard. */
+  private LoginScope.Watch inFlight;
   private int attempts;
 
   LoginFlow(ChatSession session) {
@@ -51,7 +51,10 @@ final class LoginFlow {
   void onConnectionLost() {
     session.pacer.cancel(job);
     job = null;
-    inFlight = null; // its answer, if any, is the invocation-failed of a lost call
+    if (inFlight != null) {
+      inFlight.cancel(); // its answer, if any, is the invocation-failed of a lost call
+      inFlight = null;
+    }
   }
 
   private void submit(Duration delay) {
@@ -62,17 +65,11 @@ final class LoginFlow {
   private void send() {
     job = null;
     boolean resume = token != null;
-    Object call = new Object();
-    inFlight = call;
     Map<String, Object> params = resume ? Map.of("resume", token) : passwordParams();
-    session
-        .call("login", List.of(params))
-        .whenComplete((result, error) -> {
-          if (inFlight == call && !session.closed()) {
-            inFlight = null;
-            onAnswer(result, error, resume);
-          }
-        });
+    inFlight = session.call("login", List.of(params), (result, error) -> {
+      inFlight = null;
+      onAnswer(result, error, resume);
+    });
   }
 
   private Map<String, Object> passwordParams() {

@@ -1,6 +1,5 @@
 package dev.ddpkit.chat;
 
-import dev.ddpkit.ddp.Subscription;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -12,7 +11,7 @@ final class Room {
   final String rid;
   final RoomTimeline timeline;
   /** The stream asked for on this connection, or null. */
-  Subscription sub;
+  StreamJoin sub;
   /** Whether {@link #sub} is ready. */
   boolean live;
   /** Whether the stream was ever ready (a refusal before that is "cannot join"). */
@@ -25,15 +24,15 @@ final class Room {
   RoomTimeline.CatchUp catchUp;
   /** A fetch waiting for its budget, or waiting to be sent after the stream is ready. */
   Pacer.Job fetchJob;
-  /** The fetch on the wire (its callback checks it is still this one), or null. */
-  Object fetchCall;
+  /** The fetch on the wire, or null: cancelling it drops its answer. */
+  LoginScope.Watch fetchCall;
   int fetchAttempts;
   /** The {@code <rid>/deleteMessage} subscription on this connection, or null. */
-  Subscription deleteSub;
+  StreamJoin deleteSub;
   /** Whether {@link #deleteSub} is ready. */
   boolean deletesLive;
   /** The {@code <rid>/deleteMessageBulk} subscription on this connection, or null. */
-  Subscription bulkSub;
+  StreamJoin bulkSub;
   /** Deletion subscriptions waiting for their budget. */
   Pacer.Job deleteJob;
   Pacer.Job bulkJob;

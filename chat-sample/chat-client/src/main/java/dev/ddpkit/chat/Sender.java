@@ -217,6 +217,6 @@ final class Sender {
 
   private void requeue(Outbox.Entry e) {
     outbox.requeue(e.key());
-    session.resends++;
+    session.counters.resent();
   }
 }

@@ -137,7 +137,6 @@ final class StatusLine {
             Set.copyOf(joined),
             Set.copyOf(behind),
             session.login.token(),
-            new ChatClient.Stats(session.logins, session.resends, session.malformed,
-                session.catchUpCount, session.pacer.refusals(), session.resumes)));
+            session.counters.snapshot(session.pacer.refusals())));
   }
 }

@@ -67,7 +67,7 @@ final class Streams {
     for (Room room : session.rooms.values()) {
       if (room.sub == null) {
         submitJoin(room, Duration.ZERO);
-      } else if (room.sub.isCurrent()) {
+      } else if (room.sub.subscription().isCurrent()) {
         room.live = true;
         session.deletions.join(room); // once per connection; kept streams are not asked again
       }
@@ -87,11 +87,11 @@ final class Streams {
   }
 
   private void dropStream(Room room) {
-    Subscription sub = room.sub;
+    StreamJoin join = room.sub;
     room.sub = null;
     room.live = false;
-    if (sub != null) {
-      sub.stop(); // offline it only forgets it; ended() then completes normally and is ignored
+    if (join != null) {
+      join.stop(); // its ready or its end, if still due, is not heard
     }
   }
 
@@ -112,17 +112,18 @@ final class Streams {
     Subscription sub =
         session.ddp.subscribe(
             ChatClient.STREAM, List.of(room.rid, Map.of("useCollection", false, "args", List.of())));
-    room.sub = sub;
-    sub.ready().whenComplete((v, error) -> {
-      if (error == null && room.sub == sub && !session.closed()) {
-        onReady(room);
-      }
-    });
-    sub.ended().whenComplete((v, error) -> {
-      if (error != null && room.sub == sub && !session.closed()) {
-        onEnded(room, error);
-      }
-    });
+    LoginScope.Watch watch = session.scope().watch()
+        .on(sub.ready(), (v, error) -> {
+          if (error == null) {
+            onReady(room);
+          }
+        })
+        .on(sub.ended(), (v, error) -> {
+          if (error != null) {
+            onEnded(room, error);
+          }
+        });
+    room.sub = new StreamJoin(sub, watch);
   }
 
   private void onReady(Room room) {
@@ -139,6 +140,7 @@ final class Streams {
   /** The stream was refused, or ended by the server. */
   private void onEnded(Room room, Throwable error) {
     boolean wasLive = room.live;
+    room.sub.forget();
     room.sub = null;
     room.live = false;
     if (!session.connected()) {
