@@ -27,6 +27,10 @@ import org.java_websocket.framing.FramedataImpl1;
  * as a single frame. Frames that are not fragmented go to the library unchanged; the library
  * still refuses a single frame over the limit from its header alone.
  *
+ * <p>It is the server's as well: the embedded chat server ({@code chat-server}'s {@code
+ * ServerDraft}) extends it with the checks a server makes of client frames, so the client and the
+ * server share one implementation of the limit.
+ *
  * <p>One instance serves one connection: the library calls {@link #copyInstance()} for each, and
  * the copy is of this class with the same limit (a subclass overrides it to copy itself; one that
  * does not still gets the limit). Frames of one connection are processed on one

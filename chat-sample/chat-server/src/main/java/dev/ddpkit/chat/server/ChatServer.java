@@ -115,7 +115,7 @@ public final class ChatServer implements AutoCloseable {
           cfg.scheduler != null ? cfg.scheduler : onThread(t));
       handler = h;
       Endpoint ep = new Endpoint(new InetSocketAddress(cfg.host, cfg.port), cfg.workers,
-          cfg.maxFrameBytes, h, threadPrefix, fatal);
+          cfg.maxFrameBytes, h, threadPrefix, fatal, cfg.ticker);
       ep.setMaxPendingConnections(cfg.listenBacklog);
       h.attach(ep);
       endpoint = ep;

@@ -1,5 +1,6 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.reconnect.Ticker;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -20,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * The Java-WebSocket server under the chat server: it owns the selector and worker threads
  * (renamed {@code chat-server-N-selector} and {@code chat-server-N-worker-K}), serves only the
  * {@code /websocket} path, limits messages to {@code maxFrameBytes}, fragmented or not (bigger
- * ones close with 1009: see {@link ServerDraft}), and hands every event to the {@link
- * DdpHandler}.
+ * ones close with 1009), refuses unmasked client frames (1002: see {@link ServerDraft}), and
+ * hands every event to the {@link DdpHandler}.
  */
 final class Endpoint extends WebSocketServer {
   private static final Logger log = LoggerFactory.getLogger(Endpoint.class);
@@ -44,9 +45,9 @@ final class Endpoint extends WebSocketServer {
   private volatile int maxSocketsPerAddress;
 
   Endpoint(InetSocketAddress address, int workers, int maxFrameBytes, DdpHandler handler,
-      String threadPrefix, FatalErrors fatalErrors) {
+      String threadPrefix, FatalErrors fatalErrors, Ticker ticker) {
     super(address, workers,
-        List.<Draft>of(new ServerDraft(maxFrameBytes)));
+        List.<Draft>of(new ServerDraft(maxFrameBytes, new PeerErrorLog(ticker))));
     this.handler = handler;
     this.threadPrefix = threadPrefix;
     this.fatalErrors = fatalErrors;
@@ -116,6 +117,9 @@ final class Endpoint extends WebSocketServer {
   @Override
   public ServerHandshakeBuilder onWebsocketHandshakeReceivedAsServer(WebSocket conn, Draft draft,
       ClientHandshake request) throws InvalidDataException {
+    if (draft instanceof ServerDraft own) {
+      own.bind(conn); // before any frame: it closes the socket itself on bad input
+    }
     String path = request.getResourceDescriptor();
     try {
       path = URI.create(path).getPath();

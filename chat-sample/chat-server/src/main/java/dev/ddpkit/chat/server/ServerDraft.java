@@ -1,159 +1,103 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.ddp.transport.BoundedMessageDraft;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import org.java_websocket.WebSocket;
 import org.java_websocket.WebSocketImpl;
 import org.java_websocket.drafts.Draft;
-import org.java_websocket.drafts.Draft_6455;
-import org.java_websocket.enums.Opcode;
 import org.java_websocket.exceptions.InvalidDataException;
-import org.java_websocket.exceptions.LimitExceededException;
-import org.java_websocket.framing.CloseFrame;
 import org.java_websocket.framing.Framedata;
-import org.java_websocket.framing.FramedataImpl1;
 
 /**
- * The server's RFC 6455 draft: Java-WebSocket's, with a limit on a whole message checked on every
- * fragment. A client that sends a text frame without FIN and then continuation frames for ever is closed with
- * 1009 as soon as the running total passes the limit, and what it had sent is let go at once.
+ * The server's RFC 6455 draft: the client transport's {@link BoundedMessageDraft} (a limit on a
+ * whole message, checked on every fragment: 1009), plus what a server checks of a client's
+ * frames: each must be masked ({@link MaskBitCheck}: 1002 if not).
  *
- * <p>Java-WebSocket 1.6.0 checks a fragmented message's size only at its first and its final
- * fragment, and buffers every continuation frame in between unchecked, so one socket can fill the
- * heap (upstream: <a href="https://github.com/TooTallNate/Java-WebSocket/issues/1508">
- * TooTallNate/Java-WebSocket#1508</a>, open). Until that is fixed, this draft assembles fragmented
- * messages itself, into one array that never grows past the limit (a peer sending one-byte
- * fragments costs the same as one sending large ones), and hands the whole message to the library
- * as a single frame. Frames that are not fragmented go to the library unchanged; the library
- * still refuses a single frame over the limit from its header alone.
- *
- * <p>The DDP client has the same defence in its transport ({@code
- * dev.ddpkit.ddp.transport.BoundedMessageDraft}); this server does not depend on the client
- * library, so it keeps its own, which is also where the server's own checks of client frames go.
+ * <p>A connection closed for its bad input is closed here, and logged by the {@link PeerErrorLog}
+ * (one line, rate-limited per address), instead of by Java-WebSocket: the library logs every
+ * refused frame as an ERROR with a stack trace, so a peer sending bad frames could flood the log.
+ * For that the draft knows its socket: {@link Endpoint} binds it at the upgrade. An unbound draft
+ * leaves refused frames to the library, as the plain draft does.
  *
  * <p>One instance serves one connection: the library calls {@link #copyInstance()} for each, and
- * the copy is of this class with the same limit. Frames of one connection are processed on one
- * thread at a time; {@link #reset()} (the library calls it on close) may come from another.
+ * the copy is of this class with the same limit and log. Frames of one connection are read and
+ * processed on one worker thread.
  */
-final class ServerDraft extends Draft_6455 {
-  private final int maxMessageBytes;
-  /** The message being assembled from fragments; guarded by {@code this}. */
-  private Opcode fragmentedType;
-  private byte[] fragments = new byte[0];
-  private int fragmentedBytes;
+final class ServerDraft extends BoundedMessageDraft {
+  private final PeerErrorLog errors;
+  private final MaskBitCheck masks = new MaskBitCheck();
+  private volatile WebSocket socket;
+  /** Set once this draft has closed its connection: nothing more of it is read. */
+  private volatile boolean refused;
 
   /**
    * Creates a draft that accepts messages, fragmented or not, of up to {@code maxMessageBytes}.
    *
    * @param maxMessageBytes the largest message (and frame) accepted, 1 or more
+   * @param errors where connections closed for bad input are logged
    */
-  ServerDraft(int maxMessageBytes) {
-    super(List.of(), checkPositive(maxMessageBytes));
-    this.maxMessageBytes = maxMessageBytes;
-  }
-
-  private static int checkPositive(int maxMessageBytes) {
-    if (maxMessageBytes < 1) {
-      throw new IllegalArgumentException("maxMessageBytes must be positive: " + maxMessageBytes);
-    }
-    return maxMessageBytes;
-  }
-
-  /** The largest message accepted, in bytes. */
-  int maxMessageBytes() {
-    return maxMessageBytes;
-  }
-
-  /** Bytes of a fragmented message held now, waiting for its last fragment. */
-  synchronized int bufferedBytes() {
-    return fragmentedBytes;
+  ServerDraft(int maxMessageBytes, PeerErrorLog errors) {
+    super(maxMessageBytes);
+    this.errors = Objects.requireNonNull(errors, "errors");
   }
 
   @Override
   public Draft copyInstance() {
-    return new ServerDraft(maxMessageBytes);
+    return new ServerDraft(maxMessageBytes(), errors);
+  }
+
+  /** The connection this draft reads, told by {@link Endpoint} at the upgrade. */
+  void bind(WebSocket conn) {
+    this.socket = conn;
   }
 
   @Override
-  public void processFrame(WebSocketImpl socket, Framedata frame) throws InvalidDataException {
-    Opcode op = frame.getOpcode();
-    if (op == Opcode.CLOSING || op == Opcode.PING || op == Opcode.PONG) {
-      super.processFrame(socket, frame); // control frames may come between fragments
-      return;
+  public List<Framedata> translateFrame(ByteBuffer buffer) throws InvalidDataException {
+    if (refused) {
+      buffer.position(buffer.limit());
+      return List.of();
     }
-    FramedataImpl1 whole;
-    synchronized (this) {
-      whole = assemble(op, frame);
-    }
-    if (whole != null) {
-      super.processFrame(socket, whole);
+    try {
+      masks.check(buffer);
+      return super.translateFrame(buffer);
+    } catch (InvalidDataException e) {
+      refuse(socket, e);
+      return List.of();
     }
   }
 
-  /** The frame to hand to the library, or {@code null} while a message is still in fragments. */
-  private FramedataImpl1 assemble(Opcode op, Framedata frame) throws InvalidDataException {
-    if (op == Opcode.CONTINUOUS) {
-      if (fragmentedType == null) {
-        throw new InvalidDataException(CloseFrame.PROTOCOL_ERROR,
-            "a continuation frame with no message to continue");
-      }
-      append(frame.getPayloadData());
-      return frame.isFin() ? completed() : null;
+  @Override
+  public void processFrame(WebSocketImpl conn, Framedata frame) throws InvalidDataException {
+    if (refused) {
+      return; // the other frames read with the one refused
     }
-    if (fragmentedType != null) {
-      throw new InvalidDataException(CloseFrame.PROTOCOL_ERROR,
-          "a new message before the fragmented one ended");
+    try {
+      super.processFrame(conn, frame);
+    } catch (InvalidDataException e) {
+      refuse(conn, e);
     }
-    if (frame.isFin()) {
-      return (FramedataImpl1) frame;
-    }
-    fragmentedType = op;
-    append(frame.getPayloadData());
-    return null;
   }
 
-  private void append(ByteBuffer payload) throws LimitExceededException {
-    int n = payload.remaining();
-    if ((long) fragmentedBytes + n > maxMessageBytes) {
-      release();
-      throw new LimitExceededException(
-          "a fragmented message over " + maxMessageBytes + " bytes", maxMessageBytes);
+  /** Closes {@code conn} with the code of {@code e} and logs it once; unbound, rethrows it. */
+  private void refuse(WebSocket conn, InvalidDataException e) throws InvalidDataException {
+    if (conn == null) {
+      throw e;
     }
-    if (fragmentedBytes + n > fragments.length) {
-      int capacity = Math.max(fragmentedBytes + n, fragments.length * 2);
-      fragments = Arrays.copyOf(fragments, Math.min(maxMessageBytes, capacity));
-    }
-    payload.get(fragments, fragmentedBytes, n);
-    fragmentedBytes += n;
+    refused = true;
+    errors.closed(OpenSockets.addressOf(conn), e.getCloseCode(), e.getMessage());
+    conn.close(e.getCloseCode(), e.getMessage());
   }
 
-  private FramedataImpl1 completed() {
-    FramedataImpl1 whole = FramedataImpl1.get(fragmentedType);
-    whole.setFin(true);
-    whole.setPayload(ByteBuffer.wrap(fragments, 0, fragmentedBytes));
-    fragments = new byte[0]; // the message now owns the array
-    fragmentedBytes = 0;
-    fragmentedType = null;
-    return whole;
-  }
-
-  private void release() {
-    fragments = new byte[0];
-    fragmentedBytes = 0;
-    fragmentedType = null;
-  }
-
-  /** Also lets go of a fragmented message in progress; the library calls it on close. */
   @Override
   public void reset() {
     super.reset();
-    synchronized (this) {
-      release();
-    }
+    masks.reset();
   }
 
   @Override
   public String toString() {
-    return "ServerDraft{maxMessageBytes=" + maxMessageBytes + "}";
+    return "ServerDraft{maxMessageBytes=" + maxMessageBytes() + "}";
   }
 }
