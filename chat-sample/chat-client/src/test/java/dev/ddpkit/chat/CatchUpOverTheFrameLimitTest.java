@@ -44,9 +44,7 @@ class CatchUpOverTheFrameLimitTest {
       await().atMost(30, SECONDS).until(() -> seen.saw(first)
           && alice.status().state() == ChatStatus.State.CONNECTED);
 
-      proxy.mode(FaultProxy.Mode.REFUSE);
-      proxy.reset();
-      await().atMost(20, SECONDS).until(() -> alice.status().state() == ChatStatus.State.WAITING);
+      LoopbackChat.cutOff(proxy, alice);
       List<String> away = new ArrayList<>();
       for (int i = 0; i < 300; i++) {
         away.add(bob.sendMessage("general", i + " " + TEXT));

@@ -4,6 +4,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 
 import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.ddp.faults.FaultProxy;
 import dev.ddpkit.ddp.testing.LiveThreads;
 import dev.ddpkit.reconnect.Backoff;
 import java.nio.file.Path;
@@ -56,6 +57,17 @@ final class LoopbackChat implements AutoCloseable {
   void restart() {
     server = build(port);
     server.start();
+  }
+
+  /**
+   * Cuts {@code client} off behind {@code proxy}: its connection reset and its dials refused,
+   * until it says it is waiting to retry.
+   */
+  static void cutOff(FaultProxy proxy, ChatClient client) {
+    proxy.mode(FaultProxy.Mode.REFUSE);
+    proxy.reset();
+    await().atMost(20, SECONDS)
+        .until(() -> client.status().state() == ChatStatus.State.WAITING);
   }
 
   /** A builder for a client of this server with short, jittered reconnect delays. */

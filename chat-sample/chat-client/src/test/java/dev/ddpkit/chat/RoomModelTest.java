@@ -92,6 +92,14 @@ class RoomModelTest {
     }
   }
 
+  /** After a new connection: the login, then r1's stream and both deletion streams, all ready. */
+  private static void joinedAgain(ChatHarness h) {
+    h.loggedIn(h.expect("login"));
+    h.ready(h.expect("sub r1"));
+    h.ready(h.expect("sub r1/deleteMessage"));
+    h.ready(h.expect("sub r1/deleteMessageBulk"));
+  }
+
   /** A cursor page of {@code messages/get}: {@code {updated, deleted, cursor: {next, previous}}}. */
   private static String page(List<ObjectNode> updated, Map<String, Long> deleted, String next) {
     ObjectNode r = (ObjectNode) JsonNodeFactory.instance.objectNode();
@@ -126,19 +134,13 @@ class RoomModelTest {
     try (ChatHarness h = joined(b -> b)) {
       h.push("r1", "m2", "two", 2000); // the sync point is now 2000
       h.reconnect();
-      h.loggedIn(h.expect("login"));
-      h.ready(h.expect("sub r1"));
-      h.ready(h.expect("sub r1/deleteMessage"));
-      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      joinedAgain(h);
       h.expect("messages/get r1"); // lastUpdate: its answer is too big for the client
       // The client's transport closes with 1009 at the answer's first bytes.
       h.end().closeFromServer(1009, "message over the frame limit");
       h.advance(Duration.ofSeconds(1));
       h.accept();
-      h.loggedIn(h.expect("login"));
-      h.ready(h.expect("sub r1"));
-      h.ready(h.expect("sub r1/deleteMessage"));
-      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      joinedAgain(h);
       Frame first = h.expect("messages/get r1");
       assertThat(pageAsked(first)).isEqualTo("UPDATED 2000 " + CatchUps.PAGE);
       // Two changes share the page's last millisecond, 3000: the next page starts just before it.
@@ -159,10 +161,7 @@ class RoomModelTest {
 
       // Learned for good: the next catch-up pages from the start.
       h.reconnect();
-      h.loggedIn(h.expect("login"));
-      h.ready(h.expect("sub r1"));
-      h.ready(h.expect("sub r1/deleteMessage"));
-      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      joinedAgain(h);
       assertThat(pageAsked(h.expect("messages/get r1"))).startsWith("UPDATED 3100 ");
     }
   }
@@ -171,18 +170,12 @@ class RoomModelTest {
   void aFullPageThatSharesOneMillisecondIsAskedAgainLarger() {
     try (ChatHarness h = joined(b -> b)) {
       h.reconnect();
-      h.loggedIn(h.expect("login"));
-      h.ready(h.expect("sub r1"));
-      h.ready(h.expect("sub r1/deleteMessage"));
-      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      joinedAgain(h);
       h.expect("messages/get r1");
       h.end().closeFromServer(1009, "message over the frame limit");
       h.advance(Duration.ofSeconds(1));
       h.accept();
-      h.loggedIn(h.expect("login"));
-      h.ready(h.expect("sub r1"));
-      h.ready(h.expect("sub r1/deleteMessage"));
-      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      joinedAgain(h);
       h.result(h.expect("messages/get r1"), page(List.of(), Map.of(), null)); // UPDATED: none
       Frame deleted = h.expect("messages/get r1");
       assertThat(pageAsked(deleted)).isEqualTo("DELETED 1000 " + CatchUps.PAGE);
@@ -207,10 +200,7 @@ class RoomModelTest {
       h.end().closeFromServer(1009, "some other message too big");
       h.advance(Duration.ofSeconds(1));
       h.accept();
-      h.loggedIn(h.expect("login"));
-      h.ready(h.expect("sub r1"));
-      h.ready(h.expect("sub r1/deleteMessage"));
-      h.ready(h.expect("sub r1/deleteMessageBulk"));
+      joinedAgain(h);
       assertThat(h.expect("messages/get r1").params().path(1).has("lastUpdate")).isTrue();
     }
   }
