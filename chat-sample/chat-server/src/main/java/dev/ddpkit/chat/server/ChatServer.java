@@ -936,8 +936,10 @@ public final class ChatServer implements AutoCloseable {
     }
 
     /**
-     * Login rate limit: at most {@code failures} failed logins per connection and per username
-     * within {@code window} (default 5 per 10 s); further attempts get {@code too-many-requests}.
+     * Login rate limit: at most {@code failures} failed logins per connection, and per username
+     * from one address, within {@code window} (default 5 per 10 s); further attempts get {@code
+     * too-many-requests}. Never per username alone: the same username from another address is not
+     * held back, so guessing alice's password does not lock alice out.
      */
     public Builder loginRateLimit(int failures, Duration window) {
       if (failures < 1) {

@@ -3,6 +3,7 @@ package dev.ddpkit.chat.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.reconnect.Ticker;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Clock;
@@ -16,7 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Who a connection is: the {@code login} method (password or resume token), {@code logout}, and
- * the failed-login limits per connection, username and remote address. Called by {@link
+ * the failed-login limits, all keyed by the remote address: per connection, per username from one
+ * address, and per address (its cap across every username). None is per username alone: failures
+ * from one address then lock that user out everywhere, so anyone could keep alice out; keyed by
+ * address, a guesser is slowed and alice's own login from elsewhere goes through. Timed by the
+ * server's {@link dev.ddpkit.reconnect.Ticker}. Called by {@link
  * MethodCalls} on the socket worker thread of the connection (one frame of a connection at a
  * time), and by {@link DdpHandler#closed} once it has ended; the limiters are shared by every
  * connection and synchronized.
@@ -35,11 +40,12 @@ final class Logins {
   private final Secrets secrets;
   private final Counters counters;
   private final Subscriptions subscriptions;
-  /** Failed logins per connection and per username. */
+  /** Failed logins per connection, and per username from one address. */
   private final LoginLimiter limiter;
   /** Failed logins per remote address, whatever the connection or username. */
   private final LoginLimiter addressLimiter;
   private final Clock clock;
+  private final Ticker ticker;
   private final Duration tokenTtl;
 
   Logins(ChatStore store, Secrets secrets, Counters counters, ChatServer.Builder cfg,
@@ -52,6 +58,7 @@ final class Logins {
     this.addressLimiter = new LoginLimiter(
         cfg.addressLoginFailures, cfg.addressLoginWindow.toMillis(), 100_000);
     this.clock = cfg.clock;
+    this.ticker = cfg.ticker;
     this.tokenTtl = cfg.tokenTtl;
   }
 
@@ -62,9 +69,10 @@ final class Logins {
       throw MethodError.invalid("error-invalid-params", "login takes one object");
     }
     long now = clock.millis();
+    long tick = TimeUnit.NANOSECONDS.toMillis(ticker.read());
     String token = Frames.text(arg, "resume");
     if (token != null) {
-      return resume(s, token, now);
+      return resume(s, token, now, tick);
     }
     JsonNode user = arg.get("user");
     JsonNode password = arg.get("password");
@@ -79,14 +87,14 @@ final class Logins {
           "login takes {user: {username}, password: {digest, algorithm: \"sha-256\"} or a"
               + " string} or {resume: token}");
     }
-    String userKey = "u:" + username;
-    refuseIfLimited(now, s, connKey(s), userKey);
+    String userKey = "u:" + username + "@" + addressKey(s);
+    refuseIfLimited(tick, s, connKey(s), userKey);
     ObjectNode stored = store.reads().user(username);
     boolean ok = Secrets.isDigest(digest)
         && secrets.verify(digest, stored == null ? null : Frames.text(stored, "password"));
     if (!ok) {
       counters.loginsFailed.incrementAndGet();
-      recordFailure(now, s, connKey(s), userKey);
+      recordFailure(tick, s, connKey(s), userKey);
       throw new MethodError(403, BAD_CREDENTIALS);
     }
     String newToken = secrets.newToken();
@@ -99,14 +107,14 @@ final class Logins {
     return loginResult(stored, newToken, expires, "password");
   }
 
-  private JsonNode resume(Session s, String token, long now) throws MethodError {
-    refuseIfLimited(now, s, connKey(s));
+  private JsonNode resume(Session s, String token, long now, long tick) throws MethodError {
+    refuseIfLimited(tick, s, connKey(s));
     String key = token.length() > 512 ? null : Secrets.tokenKey(token);
     ObjectNode record = key == null ? null : store.reads().token(key);
     long expires = record == null ? 0 : record.path("expires").asLong(0);
     if (record == null || expires <= now) {
       counters.loginsFailed.incrementAndGet();
-      recordFailure(now, s, connKey(s));
+      recordFailure(tick, s, connKey(s));
       if (record != null) {
         store.removeToken(key); // expired: forget it; nobody waits for this write
       }

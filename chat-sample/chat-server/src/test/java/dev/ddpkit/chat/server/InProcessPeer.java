@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.chat.server.InProcessServer.FakeConnection;
+import java.net.InetAddress;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -19,14 +20,19 @@ final class InProcessPeer {
   final FakeConnection conn;
   private final AtomicInteger ids = new AtomicInteger();
 
-  private InProcessPeer(InProcessServer server) {
+  private InProcessPeer(InProcessServer server, InetAddress from) {
     this.server = server;
-    this.conn = server.open();
+    this.conn = server.open(from);
   }
 
   /** A new connection that has done the DDP handshake. */
   static InProcessPeer connect(InProcessServer server) {
-    InProcessPeer p = new InProcessPeer(server);
+    return connectFrom(server, InetAddress.getLoopbackAddress());
+  }
+
+  /** A new connection from {@code address} that has done the DDP handshake. */
+  static InProcessPeer connectFrom(InProcessServer server, InetAddress address) {
+    InProcessPeer p = new InProcessPeer(server, address);
     server.text(p.conn, "{\"msg\":\"connect\",\"version\":\"1\",\"support\":[\"1\"]}");
     assertThat(p.frames("connected")).hasSize(1);
     return p;

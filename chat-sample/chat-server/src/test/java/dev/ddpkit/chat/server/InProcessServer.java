@@ -89,7 +89,12 @@ final class InProcessServer implements AutoCloseable {
 
   /** A new connection, accepted (or turned away) by the handler. */
   FakeConnection open() {
-    FakeConnection c = new FakeConnection();
+    return open(InetAddress.getLoopbackAddress());
+  }
+
+  /** A new connection from {@code address}, accepted (or turned away) by the handler. */
+  FakeConnection open(InetAddress address) {
+    FakeConnection c = new FakeConnection(new InetSocketAddress(address, 50_000));
     handler.opened(c);
     return c;
   }
@@ -132,8 +137,7 @@ final class InProcessServer implements AutoCloseable {
 
   /** The socket of one connection: records what the server sends and how it closes. */
   static final class FakeConnection implements WebSocket {
-    private static final InetSocketAddress REMOTE =
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), 50_000);
+    private final InetSocketAddress remote;
     private final List<String> sent = new ArrayList<>();
     private volatile Object attachment;
     volatile boolean closed;
@@ -146,6 +150,10 @@ final class InProcessServer implements AutoCloseable {
      * takes the socket's lock there, and calls {@code onClose} under it: a deadlock).
      */
     volatile boolean calledUnderHoldLock;
+
+    FakeConnection(InetSocketAddress remote) {
+      this.remote = remote;
+    }
 
     private void checkLocks() {
       if (attachment instanceof Session && ((Session) attachment).hold != null
@@ -231,7 +239,7 @@ final class InProcessServer implements AutoCloseable {
 
     @Override
     public InetSocketAddress getRemoteSocketAddress() {
-      return REMOTE;
+      return remote;
     }
 
     @Override

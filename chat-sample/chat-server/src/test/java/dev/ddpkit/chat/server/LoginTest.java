@@ -88,9 +88,11 @@ class LoginTest extends ServerTestSupport {
   }
 
   @Test
-  void failedLoginsAreRateLimitedPerConnectionAndPerUsername() throws Exception {
+  void failedLoginsAreRateLimitedPerConnectionAndPerUsernameFromOneAddress() throws Exception {
     // The failed-login limiter on its own: the DDP login limit (5 calls per 10 s) would answer first.
-    ChatServer s = startSeeded(b -> b.clock(clock).rateLimits(RateLimits.none()));
+    // The limiter runs on the ticker: here the test's clock, in nanoseconds.
+    ChatServer s = startSeeded(b -> b.clock(clock).ticker(() -> clock.millis() * 1_000_000)
+        .rateLimits(RateLimits.none()));
     DdpPeer p = connect(s);
     for (int i = 0; i < 5; i++) {
       assertThat(p.call("login", DdpPeer.loginParams("alice", "guess" + i))
@@ -101,7 +103,7 @@ class LoginTest extends ServerTestSupport {
     assertThat(e.path("reason").asText()).contains("try again in 10 seconds");
     assertThat(e.path("details").path("timeToReset").asLong()).isEqualTo(10_000);
 
-    // Another connection cannot get around it for the same username...
+    // Another connection from the same address cannot get around it for the same username...
     DdpPeer other = connect(s);
     assertThat(other.call("login", DdpPeer.loginParams("alice", "alice-pw"))
         .path("error").path("error").asText()).isEqualTo("too-many-requests");
