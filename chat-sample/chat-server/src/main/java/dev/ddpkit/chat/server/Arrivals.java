@@ -47,7 +47,7 @@ final class Arrivals {
   /** The close reason of a connection turned away while draining. */
   private volatile Supplier<String> drainReason = () -> "service restart";
 
-  Arrivals(ChatServer.Builder cfg, Counters counters, Set<Session> sessions,
+  Arrivals(ServerConfig cfg, Counters counters, Set<Session> sessions,
       Scheduler scheduler, BiConsumer<Session, String> handle) {
     this.counters = counters;
     this.admission = cfg.acceptRate == 0 ? null : Admission.builder()

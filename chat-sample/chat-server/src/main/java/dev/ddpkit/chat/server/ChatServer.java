@@ -66,7 +66,7 @@ public final class ChatServer implements AutoCloseable {
 
   private enum State { NEW, STARTING, RUNNING, STOPPING, TERMINATED }
 
-  private final Builder cfg;
+  private final ServerConfig cfg;
   private final String threadPrefix;
   private final Secrets secrets = new Secrets();
   private final Counters counters = new Counters();
@@ -79,8 +79,8 @@ public final class ChatServer implements AutoCloseable {
   private volatile ScheduledExecutorService timer;
   private volatile int boundPort = -1;
 
-  private ChatServer(Builder b) {
-    this.cfg = b.copy();
+  private ChatServer(ServerConfig cfg) {
+    this.cfg = cfg;
     this.threadPrefix = "chat-server-" + INSTANCES.incrementAndGet() + "-";
   }
 
@@ -202,13 +202,7 @@ public final class ChatServer implements AutoCloseable {
 
   /** The WebSocket URL clients dial, such as {@code ws://127.0.0.1:3000/websocket}. */
   public String url() {
-    String h = cfg.host;
-    if (h.equals("0.0.0.0") || h.equals("::")) {
-      h = "127.0.0.1";
-    } else if (h.contains(":")) {
-      h = "[" + h + "]";
-    }
-    return "ws://" + h + ":" + port() + Endpoint.PATH;
+    return "ws://" + cfg.dialHost() + ":" + port() + Endpoint.PATH;
   }
 
   /**
@@ -976,43 +970,12 @@ public final class ChatServer implements AutoCloseable {
         throw new IllegalStateException(
             "warmUp needs an acceptRate: the appointments after it are booked at that rate");
       }
-      return new ChatServer(this);
+      return new ChatServer(config());
     }
 
-    private Builder copy() {
-      Builder b = new Builder();
-      b.port = port;
-      b.listenBacklog = listenBacklog;
-      b.sessionGrace = sessionGrace;
-      b.sessionQueueLimit = sessionQueueLimit;
-      b.host = host;
-      b.dataDir = dataDir;
-      b.acceptRate = acceptRate;
-      b.acceptBurst = acceptBurst;
-      b.retryAfterHints = retryAfterHints;
-      b.warmUp = warmUp;
-      b.heartbeatInterval = heartbeatInterval;
-      b.heartbeatTimeout = heartbeatTimeout;
-      b.drainPeriod = drainPeriod;
-      b.tokenTtl = tokenTtl;
-      b.maxFrameBytes = maxFrameBytes;
-      b.workers = workers;
-      b.clock = clock;
-      b.ticker = ticker;
-      b.rateLimits = rateLimits;
-      b.connectionListener = connectionListener;
-      b.loginFailures = loginFailures;
-      b.loginWindow = loginWindow;
-      b.addressLoginFailures = addressLoginFailures;
-      b.addressLoginWindow = addressLoginWindow;
-      b.compatibility = compatibility;
-      b.fatalErrorHandler = fatalErrorHandler;
-      b.upgradeTimeout = upgradeTimeout;
-      b.maxSocketsPerAddress = maxSocketsPerAddress;
-      b.scheduler = scheduler;
-      b.faults = faults;
-      b.maxSendQueueBytes = maxSendQueueBytes;
-      return b;
+    /** The settings as the immutable value the server's parts are given. */
+    ServerConfig config() {
+      return new ServerConfig(this);
     }
 
     private static Duration positive(String field, Duration d) {

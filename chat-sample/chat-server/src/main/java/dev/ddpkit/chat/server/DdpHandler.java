@@ -54,7 +54,7 @@ final class DdpHandler {
   private volatile Mode mode = Mode.OPEN;
   private final Ticker ticker;
 
-  DdpHandler(ChatStore store, Secrets secrets, Counters counters, ChatServer.Builder cfg,
+  DdpHandler(ChatStore store, Secrets secrets, Counters counters, ServerConfig cfg,
       Scheduler scheduler) {
     this.secrets = secrets;
     this.counters = counters;

@@ -35,7 +35,7 @@ final class Liveness {
   /** How often {@link #heartbeat} runs once {@link #start}ed. */
   final Duration tick;
 
-  Liveness(Set<Session> sessions, Counters counters, ChatServer.Builder cfg, Scheduler scheduler) {
+  Liveness(Set<Session> sessions, Counters counters, ServerConfig cfg, Scheduler scheduler) {
     this.sessions = sessions;
     this.counters = counters;
     this.heartbeatIntervalNanos = cfg.heartbeatInterval.toNanos();

@@ -48,7 +48,7 @@ final class Logins {
   private final Ticker ticker;
   private final Duration tokenTtl;
 
-  Logins(ChatStore store, Secrets secrets, Counters counters, ChatServer.Builder cfg,
+  Logins(ChatStore store, Secrets secrets, Counters counters, ServerConfig cfg,
       Subscriptions subscriptions) {
     this.store = store;
     this.secrets = secrets;

@@ -31,13 +31,13 @@ import org.java_websocket.protocols.IProtocol;
 final class InProcessServer implements AutoCloseable {
   final Counters counters = new Counters();
   final Secrets secrets = new Secrets();
-  final ChatServer.Builder cfg;
+  final ServerConfig cfg;
   final ChatStore store;
   final DdpHandler handler;
   private final ScheduledExecutorService timer;
 
   InProcessServer(Path dir, UnaryOperator<ChatServer.Builder> tweak) {
-    cfg = tweak.apply(ChatServer.builder().dataDir(dir));
+    cfg = tweak.apply(ChatServer.builder().dataDir(dir)).config();
     timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "in-process-server-timer");
       t.setDaemon(true);
