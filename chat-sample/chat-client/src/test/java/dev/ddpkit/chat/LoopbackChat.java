@@ -4,6 +4,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.awaitility.Awaitility.await;
 
 import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.ChatServerBuilder;
 import dev.ddpkit.ddp.faults.FaultProxy;
 import dev.ddpkit.ddp.testing.LiveThreads;
 import dev.ddpkit.reconnect.Backoff;
@@ -19,7 +20,7 @@ import java.util.function.UnaryOperator;
  */
 final class LoopbackChat implements AutoCloseable {
   private final Path dataDir;
-  private final UnaryOperator<ChatServer.Builder> serverSettings;
+  private final UnaryOperator<ChatServerBuilder> serverSettings;
   private final List<ChatClient> clients = new ArrayList<>();
   private ChatServer server;
   private int port;
@@ -28,7 +29,7 @@ final class LoopbackChat implements AutoCloseable {
     this(dataDir, b -> b);
   }
 
-  LoopbackChat(Path dataDir, UnaryOperator<ChatServer.Builder> serverSettings) {
+  LoopbackChat(Path dataDir, UnaryOperator<ChatServerBuilder> serverSettings) {
     this.dataDir = dataDir;
     this.serverSettings = serverSettings;
     this.server = build(0);

@@ -1,6 +1,7 @@
 package dev.ddpkit.chat.cli;
 
 import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.ChatServerBuilder;
 import dev.ddpkit.chat.server.Compatibility;
 import dev.ddpkit.chat.server.FatalErrorHandler;
 import dev.ddpkit.chat.server.RateLimits;
@@ -21,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * {@code --restart-in-ms N} the drain is a planned restart by appointment ({@link
  * ChatServer#stopForRestart}): every client is told to come back at N ms plus its place in the
  * queue at the accept rate. With {@code --warm-up-ms N} the server admits nobody for its first N ms
- * and books every dial a slot after them ({@link ChatServer.Builder#warmUp}). An {@link Error} such
+ * and books every dial a slot after them ({@link ChatServerBuilder#warmUp}). An {@link Error} such
  * as {@code OutOfMemoryError} in any thread ends the process at once with status {@value
  * #EXIT_FATAL_ERROR}, no drain: a server that stays up serving nobody is the worst outcome, and a
  * supervisor restarts one that exited (its journal intact).
@@ -120,7 +121,7 @@ public final class ServeCommand {
       out.println(USAGE);
       return 0;
     }
-    ChatServer.Builder b = ChatServer.builder().port(3000).fatalErrorHandler(onFatalError)
+    ChatServerBuilder b = ChatServer.builder().port(3000).fatalErrorHandler(onFatalError)
         .maxSocketsPerAddress(DEFAULT_MAX_SOCKETS_PER_ADDRESS);
     boolean seed = false;
     Duration restartIn = null;

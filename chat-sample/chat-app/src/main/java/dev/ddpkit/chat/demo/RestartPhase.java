@@ -34,7 +34,7 @@ record RestartPhase(Kind kind, long stopAtNanos, long restartAtNanos, double all
     KILL("hard kill", "kill"),
     /**
      * The same crash, but the next server listens at once and warms up for D ({@code
-     * ChatServer.Builder.warmUp}): every dial until it is ready is turned away with 1013 and a slot
+     * ChatServerBuilder.warmUp}): every dial until it is ready is turned away with 1013 and a slot
      * after it, so nobody is left sleeping on a long backoff.
      */
     WARM("hard kill, next server warming up", "kill");

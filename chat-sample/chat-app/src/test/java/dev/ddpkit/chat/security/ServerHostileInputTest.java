@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.ChatServerBuilder;
 import dev.ddpkit.chat.server.ServerConnectionListener;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -189,7 +190,7 @@ class ServerHostileInputTest {
 
   // ---- helpers ----
 
-  private ChatServer start(UnaryOperator<ChatServer.Builder> tweak) {
+  private ChatServer start(UnaryOperator<ChatServerBuilder> tweak) {
     ChatServer s = tweak.apply(ChatServer.builder().dataDir(dir.resolve("db" + servers.size())))
         .build();
     servers.add(s);

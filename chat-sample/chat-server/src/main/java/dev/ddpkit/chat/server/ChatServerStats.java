@@ -27,11 +27,11 @@ import java.util.TreeMap;
  * @param acceptsPerSecond accepted connections per epoch second (last hour)
  * @param rejectsPerSecond connections rejected with 1013 per epoch second (last hour)
  * @param socketsRefusedPerAddress WebSockets closed with 1013 because their address held its cap
- *     of open sockets ({@link ChatServer.Builder#maxSocketsPerAddress})
+ *     of open sockets ({@link ChatServerBuilder#maxSocketsPerAddress})
  * @param upgradesTimedOut sockets dropped because they did not complete the HTTP upgrade in time
- *     ({@link ChatServer.Builder#upgradeTimeout})
+ *     ({@link ChatServerBuilder#upgradeTimeout})
  * @param slowReadersDropped sockets dropped with 1008 because more than {@link
- *     ChatServer.Builder#maxSendQueueBytes} were queued for them unsent
+ *     ChatServerBuilder#maxSendQueueBytes} were queued for them unsent
  */
 public record ChatServerStats(
     long connectionsOpened,

@@ -61,4 +61,35 @@ final class Counters {
   synchronized java.util.SortedMap<Long, Integer> rejectsPerSecond() {
     return new TreeMap<>(rejectsPerSecond);
   }
+
+  /** A snapshot of the counters and of what {@code h} has open now (none when it is null). */
+  ChatServerStats stats(DdpHandler h) {
+    return new ChatServerStats(
+        connectionsOpened.get(),
+        connectionsRejected.get(),
+        connectionsTotal.get(),
+        h == null ? 0 : h.currentConnections(),
+        h == null ? 0 : h.authenticatedSessions(),
+        loginsOk.get(),
+        loginsFailed.get(),
+        h == null ? java.util.Map.of() : h.subscriptionsByRoom(),
+        messagesStored.get(),
+        duplicatesIgnored.get(),
+        protocolErrors.get(),
+        acknowledgementsLost.get(),
+        heartbeatTimeouts.get(),
+        rateLimited.get(),
+        acceptsPerSecond(),
+        rejectsPerSecond(),
+        socketsRefusedPerAddress.get(),
+        upgradesTimedOut.get(),
+        slowReadersDropped.get());
+  }
+
+  /** A snapshot of the DDP traffic and session resumption counters. */
+  SessionStats sessionStats(DdpHandler h) {
+    return new SessionStats(framesIn.get(), methodCalls.get(), subscriptionRequests.get(),
+        sessionsHeld.get(), sessionsResumed.get(), sessionsExpired.get(),
+        h == null ? 0 : h.heldSessions());
+  }
 }

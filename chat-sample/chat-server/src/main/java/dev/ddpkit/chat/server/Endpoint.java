@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.java_websocket.WebSocket;
 import org.java_websocket.drafts.Draft;
 import org.java_websocket.exceptions.InvalidDataException;
@@ -31,6 +32,8 @@ final class Endpoint extends WebSocketServer {
   static final long ADDRESS_CAP_RETRY_AFTER_MILLIS = 5_000;
 
   private final DdpHandler handler;
+  /** The server's ticker: when a socket was accepted, for its upgrade deadline. */
+  private final Ticker ticker;
   private final String threadPrefix;
   private final FatalErrors fatalErrors;
   private final CountDownLatch started = new CountDownLatch(1);
@@ -48,6 +51,7 @@ final class Endpoint extends WebSocketServer {
       String threadPrefix, FatalErrors fatalErrors, Ticker ticker) {
     super(address, workers,
         List.<Draft>of(new ServerDraft(maxFrameBytes, new PeerErrorLog(ticker))));
+    this.ticker = ticker;
     this.handler = handler;
     this.threadPrefix = threadPrefix;
     this.fatalErrors = fatalErrors;
@@ -145,11 +149,14 @@ final class Endpoint extends WebSocketServer {
   /**
    * Drops the sockets accepted more than {@code deadlineNanos} ago whose HTTP upgrade has not
    * completed: each holds a file descriptor, and a WebSocket gets a deadline for its DDP {@code
-   * connect} only once upgraded. Returns how many it dropped. Called by the server's timer.
+   * connect} only once upgraded. Counts each in {@code timedOut} before it is dropped (a test
+   * that sees the socket end must see the count), and returns how many. Called by the server's
+   * timer.
    */
-  int dropLateUpgrades(long deadlineNanos) {
-    List<WebSocket> late = open.notUpgradedSince(System.nanoTime() - deadlineNanos);
+  int dropLateUpgrades(long deadlineNanos, AtomicLong timedOut) {
+    List<WebSocket> late = open.notUpgradedSince(ticker.read() - deadlineNanos);
     for (WebSocket c : late) {
+      timedOut.incrementAndGet();
       Liveness.dropAbruptly(c);
       open.remove(c);
     }
@@ -181,7 +188,7 @@ final class Endpoint extends WebSocketServer {
       acceptsSincePrune = 0;
       open.prune();
     }
-    int fromAddress = open.add(conn, System.nanoTime());
+    int fromAddress = open.add(conn, ticker.read());
     int cap = maxSocketsPerAddress;
     if (cap > 0 && fromAddress > 2 * cap) {
       // Far past the cap: not worth an upgrade to say so (those within twice the cap are told).

@@ -8,7 +8,7 @@ import java.util.function.Predicate;
 
 /**
  * {@link ServerFaults} a test scripts as it goes: install one with {@link
- * ChatServer.Builder#faults}, then lose an acknowledgement, hold the catch-ups or cut every
+ * ChatServerBuilder#faults}, then lose an acknowledgement, hold the catch-ups or cut every
  * connection when the test needs it.
  *
  * <pre>{@code

@@ -48,7 +48,7 @@ final class ServerConfig {
   final long maxSendQueueBytes;
 
   /** A snapshot of the builder's settings (already validated by its setters and build). */
-  ServerConfig(ChatServer.Builder b) {
+  ServerConfig(ChatServerBuilder b) {
     port = b.port;
     listenBacklog = b.listenBacklog;
     host = b.host;

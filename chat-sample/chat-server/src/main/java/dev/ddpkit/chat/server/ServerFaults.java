@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The faults a test injects into a {@link ChatServer}: installed with {@link
- * ChatServer.Builder#faults}, asked by the server at the few points where a fault can happen, and
+ * ChatServerBuilder#faults}, asked by the server at the few points where a fault can happen, and
  * handed, once the server listens, the {@link Connections} a fault may cut. The default, {@link
  * #NONE}, injects nothing. {@link ScriptedFaults} is a ready one a test scripts step by step.
  *

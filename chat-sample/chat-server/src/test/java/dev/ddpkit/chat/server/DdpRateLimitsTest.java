@@ -27,7 +27,7 @@ class DdpRateLimitsTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private InProcessServer server;
 
-  private InProcessServer start(UnaryOperator<ChatServer.Builder> tweak) {
+  private InProcessServer start(UnaryOperator<ChatServerBuilder> tweak) {
     server = new InProcessServer(dir, b -> tweak.apply(b.ticker(nanos::get)));
     for (String u : new String[] {"alice", "bob"}) {
       server.createUser(u, u + "-pw");

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
 class FatalErrorsTest extends ServerTestSupport {
   private final List<String> fatal = new CopyOnWriteArrayList<>();
 
-  private ChatServer.Builder recording(ChatServer.Builder b) {
+  private ChatServerBuilder recording(ChatServerBuilder b) {
     return b.fatalErrorHandler((server, thread, error) -> fatal.add(thread + ": " + error));
   }
 

@@ -36,7 +36,7 @@ final class InProcessServer implements AutoCloseable {
   final DdpHandler handler;
   private final ScheduledExecutorService timer;
 
-  InProcessServer(Path dir, UnaryOperator<ChatServer.Builder> tweak) {
+  InProcessServer(Path dir, UnaryOperator<ChatServerBuilder> tweak) {
     cfg = tweak.apply(ChatServer.builder().dataDir(dir)).config();
     timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "in-process-server-timer");

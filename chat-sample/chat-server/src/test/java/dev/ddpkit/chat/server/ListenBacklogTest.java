@@ -37,7 +37,7 @@ class ListenBacklogTest {
       OptionalInt backlog = listenBacklog(server.port());
       assumeTrue(backlog.isPresent(), "needs ss (iproute2)");
       assertThat(backlog.getAsInt())
-          .isEqualTo(Math.min(ChatServer.Builder.DEFAULT_LISTEN_BACKLOG, somaxconn.getAsInt()));
+          .isEqualTo(Math.min(ChatServerBuilder.DEFAULT_LISTEN_BACKLOG, somaxconn.getAsInt()));
     } finally {
       server.kill();
     }

@@ -28,7 +28,7 @@ class ServerAdmissionTest {
   private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
   private InProcessServer server;
 
-  private void start(UnaryOperator<ChatServer.Builder> tweak) {
+  private void start(UnaryOperator<ChatServerBuilder> tweak) {
     server = new InProcessServer(dir, b -> tweak.apply(b.ticker(nanos::get)));
   }
 

@@ -15,7 +15,7 @@ abstract class ServerTestSupport {
   private final List<DdpPeer> peers = new ArrayList<>();
 
   /** A started server with the demo seed (alice, bob, carol in general) and a room "secret". */
-  ChatServer startSeeded(UnaryOperator<ChatServer.Builder> tweak) {
+  ChatServer startSeeded(UnaryOperator<ChatServerBuilder> tweak) {
     ChatServer s = start(tweak);
     s.seedDemo();
     s.createUser("dave", "dave-pw");
@@ -23,7 +23,7 @@ abstract class ServerTestSupport {
     return s;
   }
 
-  ChatServer start(UnaryOperator<ChatServer.Builder> tweak) {
+  ChatServer start(UnaryOperator<ChatServerBuilder> tweak) {
     ChatServer s = tweak.apply(ChatServer.builder().dataDir(dataDir).drainPeriod(
         java.time.Duration.ZERO)).build();
     servers.add(s);

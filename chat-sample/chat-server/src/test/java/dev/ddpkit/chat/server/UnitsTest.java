@@ -61,7 +61,7 @@ class UnitsTest {
 
   @Test
   void builderValidatesEachSetterAndRequiresADataDir() {
-    ChatServer.Builder b = ChatServer.builder();
+    ChatServerBuilder b = ChatServer.builder();
     assertThatThrownBy(() -> b.port(70_000)).hasMessageContaining("port");
     assertThatThrownBy(() -> b.acceptRate(-1)).hasMessageContaining("acceptRate");
     assertThatThrownBy(() -> b.heartbeatInterval(Duration.ZERO))
