@@ -314,7 +314,7 @@ final class DdpHandler {
     }
     // The method book only once the count matched: a wrong count never sees any of it. This
     // connection's next frame is handled on this thread, after this.
-    s.adoptMethodsOf(old);
+    s.methods.adopt(old.methods);
     subscriptions.transfer(old, s);
     logins.closed(old);
     counters.sessionsResumed.incrementAndGet();

@@ -46,12 +46,12 @@ final class MethodCalls {
 
   /** A well-formed {@code method} frame: {@code params} is an array or null. */
   void call(Session s, String id, String name, JsonNode params) {
-    switch (s.beginMethod(id)) {
+    switch (s.methods.begin(id)) {
       case RUNNING:
         log.debug("{}: method id {} repeated while running; ignored", s, id);
         return;
       case DONE:
-        s.resultOf(id).forEach(f -> DdpHandler.send(s, f));
+        s.methods.resultOf(id).forEach(f -> DdpHandler.send(s, f));
         return;
       case FORGOTTEN:
         answer(s, id, name, null, new MethodError(400, "Method id " + id + " was already used"));
@@ -126,7 +126,7 @@ final class MethodCalls {
     }
     ObjectNode updated = Frames.frame("updated");
     updated.putArray("methods").add(id);
-    s.finishMethod(id, List.of(res, updated));
+    s.methods.finish(id, List.of(res, updated));
     if (err == null && name.equals("sendMessage") && loseThisAck(result)) {
       counters.acknowledgementsLost.incrementAndGet();
       log.info("{}: dropping the answer to method {} (test hook)", s, id);

@@ -2,28 +2,19 @@ package dev.ddpkit.chat.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayDeque;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.java_websocket.WebSocket;
 
 /**
- * State of one accepted connection. Its frames are decoded on one worker thread at a time;
- * method completions and the heartbeat touch it from other threads, hence the volatile fields
- * and the synchronized method book.
+ * State of one accepted connection. Its frames are handled on one socket worker at a time, which
+ * writes its fields; method completions (the store's writer) and the heartbeat (the scheduler)
+ * read them, hence volatile. What several threads update together has its own monitor: the
+ * frames written out (the count, the queue while held, the forward after a resume) this object's
+ * {@code out}, the method ids its {@link MethodBook}.
  */
 final class Session {
-  /** Method ids remembered per connection, to refuse running one twice. */
-  static final int REMEMBERED_METHOD_IDS = 256;
-  /** Of those, how many keep their answer to send it again. */
-  static final int REMEMBERED_RESULTS = 16;
-
-  /** What a method id has been seen as. */
-  enum MethodState { NEW, RUNNING, DONE, FORGOTTEN }
-
   final long seq;
   final WebSocket conn;
   final long openedNanos;
@@ -74,9 +65,8 @@ final class Session {
   private Session forward;
   private Runnable overflow = () -> { };
 
-  private final LinkedHashMap<String, List<ObjectNode>> methods = new LinkedHashMap<>();
-  private final ArrayDeque<String> withResults = new ArrayDeque<>();
-  private static final List<ObjectNode> RUNNING = List.of();
+  /** The method ids this session has seen; a resumed session takes over its predecessor's. */
+  final MethodBook methods = new MethodBook();
 
   Session(long seq, WebSocket conn, long nowNanos, Hold hold) {
     this.seq = seq;
@@ -202,20 +192,6 @@ final class Session {
     }
   }
 
-  /** Takes over the method book of a resumed session: a method id seen there is not run again. */
-  void adoptMethodsOf(Session old) {
-    LinkedHashMap<String, List<ObjectNode>> m;
-    ArrayDeque<String> r;
-    synchronized (old) {
-      m = new LinkedHashMap<>(old.methods);
-      r = new ArrayDeque<>(old.withResults);
-    }
-    synchronized (this) {
-      methods.putAll(m);
-      withResults.addAll(r);
-    }
-  }
-
   /** Records inbound traffic: it answers any outstanding ping. */
   void touch(long nowNanos) {
     lastInboundNanos = nowNanos;
@@ -226,49 +202,6 @@ final class Session {
   String username() {
     ObjectNode u = user;
     return u == null ? null : u.path("username").asText();
-  }
-
-  /** Registers a method id; answers what it was already, NEW meaning "run it now". */
-  synchronized MethodState beginMethod(String id) {
-    if (methods.containsKey(id)) {
-      List<ObjectNode> v = methods.get(id);
-      if (v == RUNNING) {
-        return MethodState.RUNNING;
-      }
-      return v == null ? MethodState.FORGOTTEN : MethodState.DONE;
-    }
-    methods.put(id, RUNNING);
-    if (methods.size() > REMEMBERED_METHOD_IDS) {
-      Iterator<Map.Entry<String, List<ObjectNode>>> it = methods.entrySet().iterator();
-      while (it.hasNext() && methods.size() > REMEMBERED_METHOD_IDS) {
-        Map.Entry<String, List<ObjectNode>> e = it.next();
-        if (e.getValue() != RUNNING) {
-          it.remove();
-        }
-      }
-    }
-    return MethodState.NEW;
-  }
-
-  /** Stores a finished method's frames so that a repeat of its id gets them again. */
-  synchronized void finishMethod(String id, List<ObjectNode> frames) {
-    if (!methods.containsKey(id)) {
-      return;
-    }
-    methods.put(id, List.copyOf(frames));
-    withResults.addLast(id);
-    while (withResults.size() > REMEMBERED_RESULTS) {
-      String old = withResults.removeFirst();
-      if (methods.containsKey(old) && methods.get(old) != RUNNING) {
-        methods.put(old, null);
-      }
-    }
-  }
-
-  /** The stored frames of a finished method, or an empty list. */
-  synchronized List<ObjectNode> resultOf(String id) {
-    List<ObjectNode> v = methods.get(id);
-    return v == null ? List.of() : v;
   }
 
   @Override

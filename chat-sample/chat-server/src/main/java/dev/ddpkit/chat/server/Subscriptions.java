@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 import org.java_websocket.WebSocket;
 
 /**
@@ -17,7 +16,7 @@ import org.java_websocket.WebSocket;
  * close, and the broadcast of durable messages to each room's subscribers. {@code sub}, {@code
  * unsub} and a logout run on the connection's socket worker thread, {@link #closed} when the
  * socket layer reports the close; {@link #broadcast} on the store's writer thread; the stats on
- * any thread. One lock orders a subscription's {@code ready}
+ * any thread. One monitor orders a subscription's {@code ready}
  * against broadcasts, so a subscriber sees every event after its ready and none before.
  */
 final class Subscriptions {
@@ -36,7 +35,7 @@ final class Subscriptions {
   /** {@code stream-notify-room} subscribers by event name ({@code rid/deleteMessage}). */
   private final Map<String, Set<Session>> eventSubscribers = new ConcurrentHashMap<>();
   /** Orders "ready" against broadcasts, so a subscriber sees every event after its ready. */
-  private final ReentrantLock streamLock = new ReentrantLock();
+  private final Object streams = new Object();
   private volatile Endpoint endpoint;
 
   Subscriptions(ChatStore store, Counters counters, DdpRateLimiter rateLimiter,
@@ -106,12 +105,12 @@ final class Subscriptions {
   /**
    * Records subscription {@code id} of {@code s} to {@code key} (a room id or an event name) in
    * the session's own book and the key's subscriber set, and confirms it with ready; all under
-   * the stream lock, so a broadcast sees both or neither. Nothing for a session closed meanwhile.
+   * the streams monitor, so a broadcast sees both or neither. Nothing for a session closed
+   * meanwhile.
    */
   private void register(Session s, String id, String key, Map<String, String> sessionBook,
       Map<String, Set<Session>> subscribers) {
-    streamLock.lock();
-    try {
+    synchronized (streams) {
       if (!sessions.contains(s)) {
         return; // closed meanwhile
       }
@@ -120,8 +119,6 @@ final class Subscriptions {
       ObjectNode ready = Frames.frame("ready");
       ready.putArray("subs").add(id);
       DdpHandler.send(s, ready);
-    } finally {
-      streamLock.unlock();
     }
   }
 
@@ -134,8 +131,7 @@ final class Subscriptions {
   }
 
   private void unsubscribe(Session s, String id) {
-    streamLock.lock();
-    try {
+    synchronized (streams) {
       String rid = s.subs.remove(id);
       if (rid != null && !s.subs.containsValue(rid)) {
         Set<Session> set = roomSubscribers.get(rid);
@@ -150,8 +146,6 @@ final class Subscriptions {
           set.remove(s);
         }
       }
-    } finally {
-      streamLock.unlock();
     }
   }
 
@@ -201,8 +195,7 @@ final class Subscriptions {
 
   private void send(Endpoint ep, Map<String, Set<Session>> subscribers, String key, String text) {
     List<Session> overflowed = new ArrayList<>();
-    streamLock.lock();
-    try {
+    synchronized (streams) {
       Set<Session> subs = subscribers.get(key);
       if (subs != null && !subs.isEmpty() && ep != null) {
         List<WebSocket> conns = new ArrayList<>(subs.size());
@@ -214,8 +207,6 @@ final class Subscriptions {
         }
         ep.broadcast(text, conns);
       }
-    } finally {
-      streamLock.unlock();
     }
     overflowed.forEach(Session::overflowed); // ends them, outside the lock
   }
@@ -248,8 +239,7 @@ final class Subscriptions {
 
   /** A resumed session: {@code to}, the new connection's, takes over those of {@code from}. */
   void transfer(Session from, Session to) {
-    streamLock.lock();
-    try {
+    synchronized (streams) {
       to.subs.putAll(from.subs);
       for (String rid : from.subs.values()) {
         Set<Session> set = roomSubscribers.get(rid);
@@ -266,15 +256,12 @@ final class Subscriptions {
         }
       }
       from.notifySubs.clear();
-    } finally {
-      streamLock.unlock();
     }
   }
 
   /** Forgets the subscriptions of a connection already removed from the open ones. */
   void closed(Session s) {
-    streamLock.lock();
-    try {
+    synchronized (streams) {
       for (String rid : s.subs.values()) {
         Set<Session> set = roomSubscribers.get(rid);
         if (set != null) {
@@ -289,8 +276,6 @@ final class Subscriptions {
         }
       }
       s.notifySubs.clear();
-    } finally {
-      streamLock.unlock();
     }
   }
 
