@@ -18,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The server on virtual time: its ticker, scheduler and clock are one {@link VirtualScheduler},
- * so a test steps through a heartbeat timeout and a token's expiry without waiting, and nothing
- * happens between the steps.
+ * so a test steps through a heartbeat timeout, a token's expiry and a held session's grace
+ * without waiting, and nothing happens between the steps.
  */
 class ServerOnVirtualTimeTest {
   private static final long START_MILLIS = 1_800_000_000_000L;
@@ -83,6 +83,30 @@ class ServerOnVirtualTimeTest {
     time.advance(Duration.ofMinutes(2));
     JsonNode refused = resume(token);
     assertThat(refused.path("error").path("error").asInt()).isEqualTo(403);
+  }
+
+  @Test
+  void aConnectionThatNeverSaysConnectIsClosedAfterTheIntervalAndTimeout() {
+    InProcessServer.FakeConnection silent = server.open();
+
+    time.advance(Duration.ofMillis(14_999)); // 10 s interval + 5 s timeout, less 1 ms
+    assertThat(silent.closeCode).isZero();
+    time.advance(Duration.ofMillis(1));
+    assertThat(silent.closeCode).isEqualTo(1000);
+  }
+
+  @Test
+  void aDroppedSessionIsHeldForItsGraceThenEnds() {
+    InProcessPeer peer = InProcessPeer.loggedIn(server, "alice");
+    server.closed(peer.conn, 1006, /* remote= */ true);
+    assertThat(server.handler.heldSessions()).isEqualTo(1);
+
+    time.advance(Duration.ofMillis(14_999)); // the default grace is 15 s
+    assertThat(server.handler.heldSessions()).as("held within its grace").isEqualTo(1);
+    assertThat(server.counters.sessionsExpired.get()).isZero();
+    time.advance(Duration.ofMillis(1));
+    assertThat(server.handler.heldSessions()).isZero();
+    assertThat(server.counters.sessionsExpired.get()).isEqualTo(1);
   }
 
   private JsonNode resume(String token) {
