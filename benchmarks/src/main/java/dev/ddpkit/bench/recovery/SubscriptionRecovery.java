@@ -2,12 +2,12 @@ package dev.ddpkit.bench.recovery;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.ChatClient;
-import dev.ddpkit.chat.protocol.PasswordDigest;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.RateLimits;
 import dev.ddpkit.chat.server.ScriptedFaults;
 import dev.ddpkit.ddp.CallOptions;
 import dev.ddpkit.ddp.DdpClient;
+import dev.ddpkit.ddp.PasswordDigest;
 import dev.ddpkit.ddp.Subscription;
 import dev.ddpkit.ddp.faults.FaultProxy;
 import dev.ddpkit.reconnect.Backoff;

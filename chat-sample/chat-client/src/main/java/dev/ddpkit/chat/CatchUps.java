@@ -1,6 +1,7 @@
 package dev.ddpkit.chat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,10 +35,10 @@ import org.slf4j.LoggerFactory;
  */
 final class CatchUps {
   private static final Logger log = LoggerFactory.getLogger(CatchUps.class);
-  static final String ROOMS_GET = "rooms/get";
-  static final String MISSED = "loadMissedMessages";
-  static final String HISTORY = "loadHistory";
-  static final String MESSAGES_GET = "messages/get";
+  static final String ROOMS_GET = RocketChatNames.ROOMS_GET;
+  static final String MISSED = RocketChatNames.LOAD_MISSED_MESSAGES;
+  static final String HISTORY = RocketChatNames.LOAD_HISTORY;
+  static final String MESSAGES_GET = RocketChatNames.MESSAGES_GET;
   /** Changes a page of a paged catch-up asks for. */
   static final int PAGE = 100;
   /** The most a page asks for when a whole page shares one time (Rocket.Chat's own cap). */

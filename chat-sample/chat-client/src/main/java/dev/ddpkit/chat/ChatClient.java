@@ -1,10 +1,11 @@
 package dev.ddpkit.chat;
 
-import dev.ddpkit.chat.protocol.PasswordDigest;
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import dev.ddpkit.ddp.ConnectionListener;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.ddp.DdpClientBuilder;
 import dev.ddpkit.ddp.DdpStats;
+import dev.ddpkit.ddp.PasswordDigest;
 import dev.ddpkit.reconnect.Backoff;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ChatClient implements AutoCloseable {
   /** The stream collection carrying room messages. */
-  public static final String STREAM = "stream-room-messages";
+  public static final String STREAM = RocketChatNames.STREAM_ROOM_MESSAGES;
 
   /** The status before {@link #start()}. */
   static final ChatStatus NOT_STARTED =

@@ -2,6 +2,7 @@ package dev.ddpkit.chat;
 
 import dev.ddpkit.chat.protocol.CallLimit;
 import dev.ddpkit.chat.protocol.RocketChatLimits;
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -27,7 +28,8 @@ public final class ChatLimits {
   private static final CallLimit SEND_MESSAGE = RocketChatLimits.SEND_MESSAGE_PER_USER;
   private static final Duration MARGIN = Duration.ofMillis(250);
   private static final ChatLimits DEFAULTS =
-      new ChatLimits(LOGIN, PER_METHOD, STREAMS, Map.of("sendMessage", SEND_MESSAGE), MARGIN);
+      new ChatLimits(LOGIN, PER_METHOD, STREAMS, Map.of(RocketChatNames.SEND_MESSAGE, SEND_MESSAGE),
+          MARGIN);
   private static final ChatLimits NONE = new ChatLimits(null, null, null, Map.of(), Duration.ZERO);
 
   private final CallLimit login;
@@ -80,7 +82,7 @@ public final class ChatLimits {
    */
   public ChatLimits withMethod(String method, CallLimit limit) {
     Objects.requireNonNull(method, "method");
-    if (method.trim().isEmpty() || method.equals("login")) {
+    if (method.trim().isEmpty() || method.equals(RocketChatNames.LOGIN)) {
       throw new IllegalArgumentException("method must be a method name other than login: " + method);
     }
     Map<String, CallLimit> m = new LinkedHashMap<>(methods);
@@ -112,7 +114,7 @@ public final class ChatLimits {
 
   /** Returns the limit that applies to {@code method} (its own, else the per-method one). */
   public Optional<CallLimit> method(String method) {
-    if (method.equals("login")) {
+    if (method.equals(RocketChatNames.LOGIN)) {
       return login();
     }
     CallLimit own = methods.get(method);

@@ -2,6 +2,7 @@ package dev.ddpkit.chat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import dev.ddpkit.ddp.Subscription;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -22,9 +23,9 @@ import java.util.Set;
  * says so.
  */
 final class DeletionStreams {
-  static final String NOTIFY_ROOM = "stream-notify-room";
-  static final String DELETE = "deleteMessage";
-  static final String BULK = "deleteMessageBulk";
+  static final String NOTIFY_ROOM = RocketChatNames.STREAM_NOTIFY_ROOM;
+  static final String DELETE = RocketChatNames.EVENT_DELETE_MESSAGE;
+  static final String BULK = RocketChatNames.EVENT_DELETE_MESSAGE_BULK;
 
   private final ChatSession session;
 
@@ -132,7 +133,8 @@ final class DeletionStreams {
 
   private Subscription open(Room room, String event) {
     return session.ddp.subscribe(NOTIFY_ROOM,
-        List.of(room.rid + "/" + event, Map.of("useCollection", false, "args", List.of())));
+        List.of(RocketChatNames.roomEvent(room.rid, event),
+            Map.of("useCollection", false, "args", List.of())));
   }
 
   /**

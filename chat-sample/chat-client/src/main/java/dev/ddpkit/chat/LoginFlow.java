@@ -1,6 +1,7 @@
 package dev.ddpkit.chat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -66,7 +67,7 @@ final class LoginFlow {
     job = null;
     boolean resume = token != null;
     Map<String, Object> params = resume ? Map.of("resume", token) : passwordParams();
-    inFlight = session.call("login", List.of(params), (result, error) -> {
+    inFlight = session.call(RocketChatNames.LOGIN, List.of(params), (result, error) -> {
       inFlight = null;
       onAnswer(result, error, resume);
     });

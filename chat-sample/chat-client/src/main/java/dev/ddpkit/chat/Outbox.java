@@ -1,5 +1,6 @@
 package dev.ddpkit.chat;
 
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,11 +21,11 @@ public final class Outbox {
   /** What an entry asks the server for. */
   public enum Kind {
     /** {@code sendMessage}: a new message. */
-    SEND("sendMessage"),
+    SEND(RocketChatNames.SEND_MESSAGE),
     /** {@code updateMessage}: a new text for one of the user's messages. */
-    EDIT("updateMessage"),
+    EDIT(RocketChatNames.UPDATE_MESSAGE),
     /** {@code deleteMessage}: one of the user's messages deleted. */
-    DELETE("deleteMessage");
+    DELETE(RocketChatNames.DELETE_MESSAGE);
 
     private final String method;
 

@@ -1,6 +1,7 @@
 package dev.ddpkit.chat;
 
 import dev.ddpkit.chat.protocol.CallLimit;
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import dev.ddpkit.reconnect.Cancellable;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,13 +27,13 @@ final class Pacer {
   /** The budget of every {@code stream-*} subscription. */
   static final String STREAM = "stream";
   /** The budget of the {@code stream-notify-room} subscriptions: its own, as the server counts. */
-  static final String NOTIFY_STREAM = "stream-notify-room";
+  static final String NOTIFY_STREAM = RocketChatNames.STREAM_NOTIFY_ROOM;
   /** The budget of the login. */
-  static final String LOGIN = "login";
+  static final String LOGIN = RocketChatNames.LOGIN;
   /** The prefix of a key that is a timer of the chat layer's own, not a call: it has no budget. */
   static final String TIMER = "timer:";
   /** A budget that lasts across connections: Rocket.Chat counts it per user. */
-  private static final String PER_USER = "sendMessage";
+  private static final String PER_USER = RocketChatNames.SEND_MESSAGE;
 
   /** Schedules a task on the client's loop. */
   interface Timers {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.regex.Pattern;
@@ -76,7 +77,7 @@ final class ChatMethods {
     long clientTs = Frames.dateOr(ts, now, "ts");
     if (Math.abs(clientTs - now) > MAX_TS_SKEW_MILLIS) {
       ObjectNode details = Frames.object();
-      details.put("method", "sendMessage");
+      details.put("method", RocketChatNames.SEND_MESSAGE);
       details.set("message_ts", Frames.date(clientTs));
       details.set("server_ts", Frames.date(now));
       throw new MethodError("error-message-ts-out-of-sync", "Message timestamp is out of sync",

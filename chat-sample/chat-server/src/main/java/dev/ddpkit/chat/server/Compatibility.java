@@ -1,5 +1,7 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.chat.protocol.RocketChatNames;
+
 /**
  * Which generation of Rocket.Chat the embedded server acts as, for the catch-up methods a client
  * can rely on: so that tests and users can check a client's fallbacks against each.
@@ -20,7 +22,7 @@ public enum Compatibility {
       case BEFORE_MESSAGES_GET:
         return !method.equals(MessagesGet.METHOD);
       case ROCKET_CHAT_9:
-        return !method.equals("loadMissedMessages");
+        return !method.equals(RocketChatNames.LOAD_MISSED_MESSAGES);
       default:
         throw new AssertionError("Unexpected compatibility: " + this);
     }

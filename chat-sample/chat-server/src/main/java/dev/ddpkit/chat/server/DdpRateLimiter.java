@@ -2,6 +2,7 @@ package dev.ddpkit.chat.server;
 
 import dev.ddpkit.chat.protocol.CallLimit;
 
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
@@ -43,11 +44,11 @@ final class DdpRateLimiter {
   long method(String name, String connection, String userId) {
     long now = millis.getAsLong();
     long wait = 0;
-    if (name.equals("login") && userId == null) {
+    if (name.equals(RocketChatNames.LOGIN) && userId == null) {
       wait = hit(login, connection, now);
     }
     wait = Math.max(wait, hit(perMethod, connection + " " + name, now));
-    if (name.equals("sendMessage") && userId != null) {
+    if (name.equals(RocketChatNames.SEND_MESSAGE) && userId != null) {
       wait = Math.max(wait, hit(sendMessage, userId, now));
     }
     return wait;

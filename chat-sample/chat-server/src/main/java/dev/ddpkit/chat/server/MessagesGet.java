@@ -3,6 +3,7 @@ package dev.ddpkit.chat.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -29,7 +30,7 @@ import java.util.regex.Pattern;
  * a cursor that is not a number is a plain 500, as there.
  */
 final class MessagesGet {
-  static final String METHOD = "messages/get";
+  static final String METHOD = RocketChatNames.MESSAGES_GET;
   static final int DEFAULT_COUNT = 20;
   static final int MAX_COUNT = 1000;
   /** JavaScript's parseInt: leading blanks, a sign and digits; the rest is ignored. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -81,7 +82,7 @@ final class MethodCalls {
 
   private CompletableFuture<JsonNode> invoke(Session s, String name, ArrayNode p)
       throws MethodError {
-    if (name.equals("login")) {
+    if (name.equals(RocketChatNames.LOGIN)) {
       return CompletableFuture.completedFuture(logins.login(s, p));
     }
     if (!compatibility.has(name)) {
@@ -91,20 +92,20 @@ final class MethodCalls {
       throw MethodError.notAllowed("Not allowed: log in first");
     }
     switch (name) {
-      case "logout":
+      case RocketChatNames.LOGOUT:
         logins.logout(s);
         return CompletableFuture.completedFuture(null);
-      case "sendMessage":
+      case RocketChatNames.SEND_MESSAGE:
         return chat.sendMessage(s, p);
-      case "loadHistory":
+      case RocketChatNames.LOAD_HISTORY:
         return CompletableFuture.completedFuture(chat.loadHistory(s, p));
-      case "rooms/get":
+      case RocketChatNames.ROOMS_GET:
         return CompletableFuture.completedFuture(chat.roomsGet(s, p));
-      case "loadMissedMessages":
+      case RocketChatNames.LOAD_MISSED_MESSAGES:
         return whenReleased(s, name, () -> chat.loadMissed(s, p));
-      case "updateMessage":
+      case RocketChatNames.UPDATE_MESSAGE:
         return edits.updateMessage(s, p);
-      case "deleteMessage":
+      case RocketChatNames.DELETE_MESSAGE:
         return edits.deleteMessage(s, p);
       case MessagesGet.METHOD:
         if (MessagesGet.isCatchUp(p)) {
@@ -127,7 +128,7 @@ final class MethodCalls {
     ObjectNode updated = Frames.frame("updated");
     updated.putArray("methods").add(id);
     s.methods.finish(id, List.of(res, updated));
-    if (err == null && name.equals("sendMessage") && loseThisAck(result)) {
+    if (err == null && name.equals(RocketChatNames.SEND_MESSAGE) && loseThisAck(result)) {
       counters.acknowledgementsLost.incrementAndGet();
       log.info("{}: dropping the answer to method {} (test hook)", s, id);
       return;

@@ -3,6 +3,7 @@ package dev.ddpkit.chat.server;
 import dev.ddpkit.chat.protocol.CallLimit;
 import dev.ddpkit.chat.protocol.RocketChatLimits;
 
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
@@ -114,7 +115,7 @@ public final class RateLimits {
       String rule = part.substring(0, eq).trim();
       CallLimit l = parseLimit(part.substring(eq + 1).trim());
       switch (rule) {
-        case "login" -> r = r.withLogin(l);
+        case RocketChatNames.LOGIN -> r = r.withLogin(l);
         case "method" -> r = r.withPerMethod(l);
         case "stream" -> r = r.withStreamSubscriptions(l);
         case "send" -> r = r.withSendMessagePerUser(l);

@@ -1,6 +1,6 @@
 package dev.ddpkit.chat.server;
 
-import dev.ddpkit.chat.protocol.PasswordDigest;
+import dev.ddpkit.ddp.PasswordDigest;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;

@@ -2,6 +2,7 @@ package dev.ddpkit.chat.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,11 +21,11 @@ import org.java_websocket.WebSocket;
  * against broadcasts, so a subscriber sees every event after its ready and none before.
  */
 final class Subscriptions {
-  static final String STREAM = "stream-room-messages";
+  static final String STREAM = RocketChatNames.STREAM_ROOM_MESSAGES;
   /** Rocket.Chat's room events stream; here its {@code <rid>/deleteMessage[Bulk]} events. */
-  static final String NOTIFY_ROOM = "stream-notify-room";
-  static final String DELETE_MESSAGE = "deleteMessage";
-  static final String DELETE_MESSAGE_BULK = "deleteMessageBulk";
+  static final String NOTIFY_ROOM = RocketChatNames.STREAM_NOTIFY_ROOM;
+  static final String DELETE_MESSAGE = RocketChatNames.EVENT_DELETE_MESSAGE;
+  static final String DELETE_MESSAGE_BULK = RocketChatNames.EVENT_DELETE_MESSAGE_BULK;
 
   private final ChatStore store;
   private final Counters counters;
@@ -225,11 +226,11 @@ final class Subscriptions {
         case DELETE -> {
           ObjectNode arg = Frames.object();
           arg.put("_id", c.doc().path("_id").asText());
-          String eventName = c.rid() + "/" + DELETE_MESSAGE;
+          String eventName = RocketChatNames.roomEvent(c.rid(), DELETE_MESSAGE);
           send(ep, eventSubscribers, eventName, event(NOTIFY_ROOM, eventName, arg));
         }
         case BULK_DELETE -> {
-          String eventName = c.rid() + "/" + DELETE_MESSAGE_BULK;
+          String eventName = RocketChatNames.roomEvent(c.rid(), DELETE_MESSAGE_BULK);
           send(ep, eventSubscribers, eventName, event(NOTIFY_ROOM, eventName, c.doc()));
         }
         default -> throw new AssertionError("Unexpected change: " + c.kind());
