@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>With {@link ChatServerBuilder#ticker} and {@link ChatServerBuilder#scheduler} both a {@link
- * dev.ddpkit.reconnect.VirtualScheduler} (and a {@link ChatServerBuilder#clock} on the same time), its
- * heartbeats, holds and token expiry run on virtual time.
+ * dev.ddpkit.reconnect.VirtualScheduler} (and a {@link ChatServerBuilder#clock} on the same
+ * time), its heartbeats, holds and token expiry run on virtual time. Which thread runs what, and
+ * what guards what, is the package's one concurrency model (see {@code package-info}).
  */
 public final class ChatServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ChatServer.class);
