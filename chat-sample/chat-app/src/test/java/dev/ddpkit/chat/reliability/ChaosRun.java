@@ -79,6 +79,8 @@ final class ChaosRun implements AutoCloseable {
   private final AtomicLong edits = new AtomicLong();
   private final AtomicLong deletions = new AtomicLong();
   private final AtomicLong deletionsAcknowledged = new AtomicLong();
+  /** Deletions asked for, per room: a room with more ids than a client's window may forget some. */
+  private final Map<String, AtomicLong> deletionsIn = new java.util.concurrent.ConcurrentHashMap<>();
   private final double changeRatio =
       Double.parseDouble(System.getProperty("chaos.changeRatio", "0"));
   private volatile Convergence convergence;
@@ -285,6 +287,7 @@ final class ChaosRun implements AutoCloseable {
     } else {
       own.remove(pick);
       deletions.incrementAndGet();
+      deletionsIn.computeIfAbsent(rid, r -> new AtomicLong()).incrementAndGet();
       clients.get(i).delete(rid, id).thenRun(() -> {
         deletionsAcknowledged.incrementAndGet();
         ledger.deleted(id);
@@ -299,8 +302,11 @@ final class ChaosRun implements AutoCloseable {
 
   /**
    * Compares every client's view of each of its rooms with the server's: each message it shows
-   * must be on the server with the same text and edited flag, and, as far as its window reaches
-   * (the newest half of what it holds, at least), every message the server holds must be shown.
+   * must be on the server with the same text and edited flag, and, as far as its window reaches,
+   * every message the server holds must be shown: all of them in a room that never had more ids
+   * than the window (messages stored plus deleted), else the newest half of what the view holds.
+   * (Not "a view smaller than the window": a client forgets its oldest ids once the window is
+   * full, and a deletion afterwards makes the view smaller without bringing them back.)
    */
   private Convergence compareViews() {
     int checked = 0;
@@ -343,12 +349,17 @@ final class ChaosRun implements AutoCloseable {
           }
         }
         List<String> order = serverOrder.get(rid);
-        int reach = view.size() < pace.dedupWindow() ? order.size()
+        long everHeld = order.size()
+            + deletionsIn.getOrDefault(rid, new AtomicLong()).get();
+        int reach = everHeld <= pace.dedupWindow() ? order.size()
             : Math.min(order.size(), Math.max(1, view.size() / 2));
-        for (String id : order.subList(order.size() - reach, order.size())) {
+        for (int k = order.size() - reach; k < order.size(); k++) {
+          String id = order.get(k);
           if (!shown.contains(id)) {
             if (same && example.isEmpty()) {
-              example = clients.get(i).name() + " " + rid + ": misses " + id;
+              example = clients.get(i).name() + " " + rid + ": misses " + id + " (newest but "
+                  + (order.size() - 1 - k) + " of " + order.size() + " on the server; the view "
+                  + "holds " + view.size() + ", the window " + pace.dedupWindow() + ")";
             }
             same = false;
           }
