@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
 final class Arrivals {
   private static final Logger log = LoggerFactory.getLogger(Arrivals.class);
 
+  /** Whether new connections are served, turned away for a drain, or dropped (killed). */
+  enum Mode { OPEN, DRAINING, KILLED }
+
   private final Counters counters;
   /** Null when every connection is accepted (no accept rate). */
   private final Admission admission;
@@ -43,7 +46,7 @@ final class Arrivals {
   private final AtomicLong seq = new AtomicLong();
   /** Admitted connections still held. */
   private final Set<Session> pending = ConcurrentHashMap.newKeySet();
-  private volatile DdpHandler.Mode mode = DdpHandler.Mode.OPEN;
+  private volatile Mode mode = Mode.OPEN;
   /** The close reason of a connection turned away while draining. */
   private volatile Supplier<String> drainReason = () -> "service restart";
 
@@ -71,10 +74,10 @@ final class Arrivals {
    * held are turned away at once, as a new dial would be (so a planned restart gives each its own
    * appointment and a kill drops it).
    */
-  void mode(DdpHandler.Mode mode, Supplier<String> drainReason) {
+  void mode(Mode mode, Supplier<String> drainReason) {
     this.drainReason = drainReason;
     this.mode = mode;
-    if (mode != DdpHandler.Mode.OPEN) {
+    if (mode != Mode.OPEN) {
       for (Session s : pending) {
         endHold(s);
       }
@@ -145,12 +148,12 @@ final class Arrivals {
 
   /** Turns a new connection away if the server is killed or draining; whether it did. */
   private boolean turnedAway(WebSocket conn, long now) {
-    DdpHandler.Mode m = mode;
-    if (m == DdpHandler.Mode.KILLED) {
+    Mode m = mode;
+    if (m == Mode.KILLED) {
       Liveness.dropAbruptly(conn);
       return true;
     }
-    if (m == DdpHandler.Mode.DRAINING) {
+    if (m == Mode.DRAINING) {
       String reason = drainReason.get();
       conn.close(1012, reason);
       long hint = retryAfter(reason);
@@ -177,6 +180,11 @@ final class Arrivals {
     DdpHandler.send(s, hello);
     notify(() -> listener.accepted(now));
     return true;
+  }
+
+  /** What becomes of new connections now. */
+  Mode mode() {
+    return mode;
   }
 
   /** Tells the listener that a served connection closed. */

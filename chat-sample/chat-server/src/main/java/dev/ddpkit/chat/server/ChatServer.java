@@ -164,7 +164,7 @@ public final class ChatServer implements AutoCloseable {
     }
     ServerParts p = parts;
     try {
-      p.handler().mode(DdpHandler.Mode.KILLED, () -> "killed");
+      p.handler().mode(Arrivals.Mode.KILLED, () -> "killed");
       p.handler().sessions().forEach(s -> Liveness.dropAbruptly(s.conn));
     } finally {
       p.close(/* immediately= */ true);

@@ -38,9 +38,6 @@ final class DdpHandler {
   /** Usernames and room ids. */
   static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
-  /** Whether new connections are served, turned away for a drain, or dropped (killed). */
-  enum Mode { OPEN, DRAINING, KILLED }
-
   private final Secrets secrets;
   private final Counters counters;
   private final Subscriptions subscriptions;
@@ -51,7 +48,6 @@ final class DdpHandler {
   private final Set<Session> sessions = ConcurrentHashMap.newKeySet();
   private final Arrivals arrivals;
   private final HeldSessions held;
-  private volatile Mode mode = Mode.OPEN;
   private final Ticker ticker;
 
   DdpHandler(ChatStore store, Secrets secrets, Counters counters, ServerConfig cfg,
@@ -79,10 +75,10 @@ final class DdpHandler {
     subscriptions.attach(endpoint);
   }
 
-  void mode(Mode mode, java.util.function.Supplier<String> drainReason) {
-    this.mode = mode;
+  /** Sets what becomes of new connections ({@link Arrivals#mode}); past OPEN no session is held. */
+  void mode(Arrivals.Mode mode, java.util.function.Supplier<String> drainReason) {
     arrivals.mode(mode, drainReason);
-    if (mode != Mode.OPEN) {
+    if (mode != Arrivals.Mode.OPEN) {
       held.expireAll(); // a drain or kill ends every session for good
     }
   }
@@ -111,7 +107,7 @@ final class DdpHandler {
     if (s == null || !sessions.remove(s)) {
       return;
     }
-    if (!(resumable(s, code, remote, mode) && held.hold(s))) {
+    if (!(resumable(s, code, remote, arrivals.mode()) && held.hold(s))) {
       destroy(s);
     }
     if (!remote && !s.protocolClose && (code == 1002 || code == 1007 || code == 1009)) {
@@ -125,8 +121,8 @@ final class DdpHandler {
    * {@code disconnect} or log out, and the close was a drop (the peer's close, a dead socket, a
    * heartbeat timeout), not one the server made (a drain, a protocol error, a policy close).
    */
-  static boolean resumable(Session s, int code, boolean remote, Mode mode) {
-    if (!s.connected || !s.resumable || s.protocolClose || mode != Mode.OPEN) {
+  static boolean resumable(Session s, int code, boolean remote, Arrivals.Mode mode) {
+    if (!s.connected || !s.resumable || s.protocolClose || mode != Arrivals.Mode.OPEN) {
       return false;
     }
     if (s.heartbeatDead) {

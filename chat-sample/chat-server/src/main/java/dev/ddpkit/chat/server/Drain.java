@@ -34,10 +34,10 @@ final class Drain {
     if (plan == null) {
       long drainMillis = period.toMillis();
       String reason = "service restart; retry-after=" + Math.max(1000, drainMillis);
-      handler.mode(DdpHandler.Mode.DRAINING, () -> reason);
+      handler.mode(Arrivals.Mode.DRAINING, () -> reason);
       inBatches(handler, batches, drainMillis, reason);
     } else {
-      handler.mode(DdpHandler.Mode.DRAINING, plan::nextCloseReason);
+      handler.mode(Arrivals.Mode.DRAINING, plan::nextCloseReason);
       List<Session> queue = handler.sessions();
       queue.sort(Comparator.comparingLong(s -> s.seq));
       queue.forEach(s -> handler.closeGracefully(s, 1012, plan.nextCloseReason()));

@@ -122,7 +122,7 @@ class HeldConnectionTest {
   void aConnectionHeldWhenTheServerStartsToDrainIsTurnedAwayWithTheDrainsAppointment() {
     FakeConnection c = held();
     server.text(c, CONNECT);
-    server.handler.mode(DdpHandler.Mode.DRAINING, () -> "service restart; retry-after=4000");
+    server.handler.mode(Arrivals.Mode.DRAINING, () -> "service restart; retry-after=4000");
 
     // At once, not when the hold would have ended: a planned restart gives it its appointment.
     assertThat(c.closeCode).isEqualTo(1012);
@@ -138,7 +138,7 @@ class HeldConnectionTest {
     FakeConnection c = held();
     server.text(c, CONNECT);
 
-    server.handler.mode(DdpHandler.Mode.KILLED, () -> "killed");
+    server.handler.mode(Arrivals.Mode.KILLED, () -> "killed");
 
     assertThat(c.closed).as("dropped, no close frame").isTrue();
     assertThat(c.closeCode).isEqualTo(1006);

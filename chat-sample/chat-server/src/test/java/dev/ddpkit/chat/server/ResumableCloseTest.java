@@ -2,7 +2,7 @@ package dev.ddpkit.chat.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.ddpkit.chat.server.DdpHandler.Mode;
+import dev.ddpkit.chat.server.Arrivals.Mode;
 import org.junit.jupiter.api.Test;
 
 /** Which closes of a connected session keep it for a resume: drops yes, the server's own no. */
