@@ -2,11 +2,14 @@ package dev.ddpkit.chat;
 
 import dev.ddpkit.chat.protocol.RocketChatNames;
 import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The messages written (and the edits and deletions asked for) but not yet acknowledged, bounded. Not thread-safe; the {@link ChatClient}
@@ -66,8 +69,25 @@ public final class Outbox {
 
   private final int capacity;
   // Insertion order is the order of writing, which re-sends keep.
-  private final Map<String, Entry> entries = new LinkedHashMap<>();
-  private final Map<String, Boolean> inFlight = new LinkedHashMap<>();
+  private final Map<String, Slot> entries = new LinkedHashMap<>();
+  /** The queued (not in flight) entries of each kind by order of writing: a re-send keeps its place. */
+  private final Map<Kind, TreeMap<Long, Slot>> queued = new EnumMap<>(Kind.class);
+  /** Entries in the outbox per message id; above 1, an edit or deletion waits behind an older one. */
+  private final Map<String, Integer> perMessage = new HashMap<>();
+  private int inFlight;
+  private long written;
+
+  /** An entry, its place in the order of writing, and whether its call is outstanding. */
+  private static final class Slot {
+    final Entry entry;
+    final long seq;
+    boolean inFlight;
+
+    Slot(Entry entry, long seq) {
+      this.entry = entry;
+      this.seq = seq;
+    }
+  }
 
   /** Creates an empty outbox holding at most {@code capacity} messages. */
   public Outbox(int capacity) {
@@ -75,6 +95,9 @@ public final class Outbox {
       throw new IllegalArgumentException("capacity must be positive: " + capacity);
     }
     this.capacity = capacity;
+    for (Kind k : Kind.values()) {
+      queued.put(k, new TreeMap<>());
+    }
   }
 
   /** Returns the capacity. */
@@ -99,7 +122,7 @@ public final class Outbox {
 
   /** Returns the number of messages with a call outstanding. */
   public int inFlightCount() {
-    return inFlight.size();
+    return inFlight;
   }
 
   /**
@@ -116,15 +139,19 @@ public final class Outbox {
     if (isFull()) {
       throw new OutboxFullException(capacity);
     }
-    entries.put(entry.key(), entry);
+    Slot slot = new Slot(entry, written++);
+    entries.put(entry.key(), slot);
+    queued.get(entry.kind()).put(slot.seq, slot);
+    perMessage.merge(entry.id(), 1, Integer::sum);
   }
 
   /** Marks every queued message in flight and returns them, oldest first. */
   public List<Entry> takeQueued() {
     List<Entry> out = new ArrayList<>();
-    for (Entry e : entries.values()) {
-      if (inFlight.putIfAbsent(e.key(), Boolean.TRUE) == null) {
-        out.add(e);
+    for (Slot slot : entries.values()) {
+      if (!slot.inFlight) {
+        markInFlight(slot);
+        out.add(slot.entry);
       }
     }
     return out;
@@ -132,12 +159,18 @@ public final class Outbox {
 
   /** Returns the oldest queued (not in flight) message and marks it in flight, if any. */
   public Optional<Entry> takeOldest() {
-    for (Entry e : entries.values()) {
-      if (inFlight.putIfAbsent(e.key(), Boolean.TRUE) == null) {
-        return Optional.of(e);
+    Slot oldest = null;
+    for (TreeMap<Long, Slot> q : queued.values()) {
+      Map.Entry<Long, Slot> first = q.firstEntry();
+      if (first != null && (oldest == null || first.getKey() < oldest.seq)) {
+        oldest = first.getValue();
       }
     }
-    return Optional.empty();
+    if (oldest == null) {
+      return Optional.empty();
+    }
+    markInFlight(oldest);
+    return Optional.of(oldest.entry);
   }
 
   /**
@@ -146,32 +179,52 @@ public final class Outbox {
    * send, nor a deletion an edit), if any.
    */
   public Optional<Entry> takeOldestReady(Kind kind) {
-    java.util.Set<String> pending = new java.util.HashSet<>();
-    for (Entry e : entries.values()) {
-      if (e.kind() == kind && !inFlight.containsKey(e.key()) && !pending.contains(e.id())) {
-        inFlight.put(e.key(), Boolean.TRUE);
-        return Optional.of(e);
+    for (Slot slot : queued.get(kind).values()) {
+      if (perMessage.get(slot.entry.id()) == 1 || isOldestOfItsMessage(slot)) {
+        markInFlight(slot);
+        return Optional.of(slot.entry);
       }
-      pending.add(e.id());
     }
     return Optional.empty();
   }
 
-  /** Returns how many entries of this kind are queued (not in flight). */
-  public int queuedCount(Kind kind) {
-    int n = 0;
-    for (Entry e : entries.values()) {
-      if (e.kind() == kind && !inFlight.containsKey(e.key())) {
-        n++;
+  /** Whether no entry for the same message was written before this one (rare: edits queued). */
+  private boolean isOldestOfItsMessage(Slot slot) {
+    for (Slot s : entries.values()) {
+      if (s == slot) {
+        return true;
+      }
+      if (s.entry.id().equals(slot.entry.id())) {
+        return false;
       }
     }
-    return n;
+    return true;
+  }
+
+  private void markInFlight(Slot slot) {
+    queued.get(slot.entry.kind()).remove(slot.seq);
+    slot.inFlight = true;
+    inFlight++;
+  }
+
+  /** Returns how many entries of this kind are queued (not in flight). */
+  public int queuedCount(Kind kind) {
+    return queued.get(kind).size();
   }
 
   /** Removes an acknowledged message; returns it, or empty if it was not there. */
   public Optional<Entry> acknowledge(String id) {
-    inFlight.remove(id);
-    return Optional.ofNullable(entries.remove(id));
+    Slot slot = entries.remove(id);
+    if (slot == null) {
+      return Optional.empty();
+    }
+    if (slot.inFlight) {
+      inFlight--;
+    } else {
+      queued.get(slot.entry.kind()).remove(slot.seq);
+    }
+    perMessage.computeIfPresent(slot.entry.id(), (k, n) -> n == 1 ? null : n - 1);
+    return Optional.of(slot.entry);
   }
 
   /** Removes a message the server rejected for good; returns it, or empty if it was not there. */
@@ -181,16 +234,22 @@ public final class Outbox {
 
   /** Puts an in-flight message back in the queue (its send failed and will be retried). */
   public void requeue(String id) {
-    inFlight.remove(id);
+    Slot slot = entries.get(id);
+    if (slot != null && slot.inFlight) {
+      slot.inFlight = false;
+      inFlight--;
+      queued.get(slot.entry.kind()).put(slot.seq, slot);
+    }
   }
 
   /** Returns whether the message is in the outbox and has a call outstanding. */
   public boolean isInFlight(String id) {
-    return inFlight.containsKey(id);
+    Slot slot = entries.get(id);
+    return slot != null && slot.inFlight;
   }
 
   /** Returns the queued (not in flight) message count. */
   public int queuedCount() {
-    return entries.size() - inFlight.size();
+    return entries.size() - inFlight;
   }
 }

@@ -39,6 +39,35 @@ class OutboxTest {
   }
 
   @Test
+  void anEditWaitsBehindItsMessageAndARequeuedSendKeepsItsPlace() {
+    Outbox o = new Outbox(10);
+    o.add(entry("a"));
+    o.add(new Outbox.Entry(Outbox.Kind.EDIT, "edit-a", "a", "general", "a, edited"));
+    o.add(entry("b"));
+    o.add(new Outbox.Entry(Outbox.Kind.EDIT, "edit-c", "c", "general", "c, edited"));
+    assertThat(o.queuedCount(Outbox.Kind.SEND)).isEqualTo(2);
+    assertThat(o.queuedCount(Outbox.Kind.EDIT)).isEqualTo(2);
+
+    assertThat(o.takeOldestReady(Outbox.Kind.EDIT)).map(Outbox.Entry::key)
+        .as("a's edit waits for a's send; c's has no older entry").contains("edit-c");
+    assertThat(o.takeOldestReady(Outbox.Kind.SEND)).map(Outbox.Entry::id).contains("a");
+    assertThat(o.takeOldestReady(Outbox.Kind.SEND)).map(Outbox.Entry::id).contains("b");
+    assertThat(o.takeOldestReady(Outbox.Kind.SEND)).isEmpty();
+    assertThat(o.takeOldestReady(Outbox.Kind.EDIT)).as("a's send still in flight").isEmpty();
+
+    o.requeue("b");
+    o.requeue("a");
+    assertThat(o.queuedCount(Outbox.Kind.SEND)).isEqualTo(2);
+    assertThat(o.takeOldestReady(Outbox.Kind.SEND)).map(Outbox.Entry::id)
+        .as("requeued in writing order, not requeue order").contains("a");
+    o.acknowledge("a");
+    assertThat(o.takeOldestReady(Outbox.Kind.EDIT)).map(Outbox.Entry::key).contains("edit-a");
+    assertThat(o.queuedCount(Outbox.Kind.EDIT)).isZero();
+    assertThat(o.inFlightCount()).isEqualTo(2); // edit-c, edit-a
+    assertThat(o.queuedCount()).isEqualTo(1); // b
+  }
+
+  @Test
   void itIsBounded() {
     Outbox o = new Outbox(2);
     o.add(entry("a"));
