@@ -61,6 +61,7 @@ final class Endpoint extends WebSocketServer {
     }
     setReuseAddr(true); // a restarted server must rebind the same port at once
     setTcpNoDelay(true);
+    setWebSocketFactory(new GatheringChannel.Factory()); // a backlog leaves in few system calls
     setConnectionLostTimeout(0); // DDP has its own heartbeat; no extra timer thread
     setDaemon(true);
   }

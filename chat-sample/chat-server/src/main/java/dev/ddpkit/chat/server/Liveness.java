@@ -125,6 +125,9 @@ final class Liveness {
     if (conn instanceof WebSocketImpl) {
       WebSocketImpl impl = (WebSocketImpl) conn;
       ByteChannel ch = impl.getChannel();
+      if (ch instanceof GatheringChannel g) {
+        ch = g.socket();
+      }
       if (ch instanceof SocketChannel) {
         try {
           ((SocketChannel) ch).socket().setSoLinger(true, 0);
