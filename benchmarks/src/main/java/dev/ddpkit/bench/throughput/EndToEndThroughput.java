@@ -7,11 +7,15 @@ import dev.ddpkit.chat.server.RateLimits;
 import dev.ddpkit.reconnect.Backoff;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -115,8 +119,45 @@ public final class EndToEndThroughput {
    * @param liveServerPerSecond messages per second stored and acknowledged during the live phase
    * @param live the consumers' figures of the live phase
    * @param backlog those of the backlog phase (empty if not run)
+   * @param serverDrainCpuMillis the embedded server's CPU time (ms) from the thaw to the last
+   *     consumer's last message, by thread role (selector: the socket writes; workers; other)
    */
-  public record Report(double liveServerPerSecond, List<Figure> live, List<Figure> backlog) {}
+  public record Report(double liveServerPerSecond, List<Figure> live, List<Figure> backlog,
+      Map<String, Double> serverDrainCpuMillis) {}
+
+  /** CPU time so far of each of the embedded server's threads (named {@code chat-server-*}). */
+  private static Map<String, Long> serverThreadCpuNanos() {
+    ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+    Map<String, Long> out = new HashMap<>();
+    for (ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
+      if (info != null && info.getThreadName().startsWith("chat-server-")) {
+        long t = mx.getThreadCpuTime(info.getThreadId());
+        if (t > 0) {
+          out.put(info.getThreadId() + " " + info.getThreadName(), t);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The server's CPU since {@code before}, in ms by role, with the total. */
+  private static Map<String, Double> since(Map<String, Long> before) {
+    Map<String, Double> out = new LinkedHashMap<>();
+    out.put("selector", 0.0);
+    out.put("workers", 0.0);
+    out.put("other", 0.0);
+    double total = 0;
+    for (Map.Entry<String, Long> e : serverThreadCpuNanos().entrySet()) {
+      String name = e.getKey();
+      double ms = (e.getValue() - before.getOrDefault(name, 0L)) / 1e6;
+      String role = name.endsWith("selector") ? "selector"
+          : name.contains("-worker-") ? "workers" : "other";
+      out.merge(role, ms, Double::sum);
+      total += ms;
+    }
+    out.put("total", total);
+    return out;
+  }
 
   /** Runs with the options given (see the class comment) and prints the figures. */
   public static void main(String[] args) throws Exception {
@@ -217,6 +258,7 @@ public final class EndToEndThroughput {
       }
 
       List<Figure> backlog = new ArrayList<>();
+      Map<String, Double> serverDrainCpu = Map.of();
       if (c.backlog()) {
         log.printf(Locale.ROOT, "backlog: %,d messages while the consumers are frozen%n",
             c.messages());
@@ -224,6 +266,7 @@ public final class EndToEndThroughput {
           p.pause();
         }
         produce(producers, c.messages(), random);
+        Map<String, Long> serverCpu = serverThreadCpuNanos();
         double thaw = JavaConsumer.nowMillis();
         for (ConsumerProcess p : consumers) {
           p.resume();
@@ -234,8 +277,9 @@ public final class EndToEndThroughput {
           backlog.add(new Figure(p.label(), c.messages(), r.atMillis() - thaw, Double.NaN,
               r.cpuMillis() - cpu.get(p)));
         }
+        serverDrainCpu = since(serverCpu);
       }
-      return new Report(serverRate, live, backlog);
+      return new Report(serverRate, live, backlog, serverDrainCpu);
     } finally {
       for (ChatClient p : producers) {
         p.close();
@@ -364,6 +408,10 @@ public final class EndToEndThroughput {
     if (!r.backlog().isEmpty()) {
       table("backlog (consumers frozen while the producers send, then thawed together)",
           r.backlog(), false, out);
+      StringBuilder line = new StringBuilder("  server CPU during the drain, ms:");
+      r.serverDrainCpuMillis().forEach((role, ms) ->
+          line.append(String.format(Locale.ROOT, " %s %.0f", role, ms)));
+      out.println(line);
     }
   }
 

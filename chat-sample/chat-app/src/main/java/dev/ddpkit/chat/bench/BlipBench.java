@@ -70,6 +70,8 @@ final class BlipBench {
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
   /** Per client: messages written during a gap that it was shown. */
   private AtomicLongArray seen;
+  /** Per client: when the DDP {@code connected} of its latest socket arrived. */
+  private AtomicLongArray connectedAt;
   private int written;
 
   BlipBench(int clients, int rooms, PrintStream progress) {
@@ -95,6 +97,7 @@ final class BlipBench {
     server.start();
     List<ChatClient> all = new ArrayList<>();
     seen = new AtomicLongArray(clients);
+    connectedAt = new AtomicLongArray(clients);
     AtomicLongArray opened = new AtomicLongArray(clients);
     AtomicLongArray live = new AtomicLongArray(clients);
     try (BlipProxy proxy = new BlipProxy(server.port())) {
@@ -148,6 +151,7 @@ final class BlipBench {
     long resumesBefore = all.stream().mapToLong(c -> c.stats().resumes()).sum();
     SessionStats before = server.sessionStats();
     long cpuBefore = serverCpuNanos();
+    java.util.Map<String, Long> cpuByRoleBefore = serverCpuByRole();
     for (int i = 0; i < clients; i++) {
       live.set(i, 0);
     }
@@ -179,6 +183,20 @@ final class BlipBench {
       afterOpen[i] = (live.get(i) - opened.get(i)) / 1_000;
     }
     long cpu = serverCpuNanos() - cpuBefore;
+    long[] toConnected = new long[clients];
+    long[] connectedToLive = new long[clients];
+    for (int i = 0; i < clients; i++) {
+      toConnected[i] = (connectedAt.get(i) - opened.get(i)) / 1_000;
+      connectedToLive[i] = (live.get(i) - connectedAt.get(i)) / 1_000;
+    }
+    StringBuilder roles = new StringBuilder();
+    serverCpuByRole().forEach((role, nanos) -> roles.append(String.format(Locale.ROOT, " %s %.0f",
+        role, (nanos - cpuByRoleBefore.getOrDefault(role, 0L)) / 1e6)));
+    progress.printf(Locale.ROOT, "  resume %s, gap %d ms: socket open -> DDP connected p50/p99 %d/%d"
+        + " us, connected -> live p50/p99 %d/%d us; server CPU ms by thread:%s%n",
+        resume ? "on" : "off", gap.toMillis(), quantile(toConnected, 0.5),
+        quantile(toConnected, 0.99), quantile(connectedToLive, 0.5),
+        quantile(connectedToLive, 0.99), roles);
     SessionStats after = server.sessionStats();
     long resumed = all.stream().mapToLong(c -> c.stats().resumes()).sum() - resumesBefore;
     long lost = server.stats().subscriptionsByRoom().values().stream().mapToLong(v -> v).sum();
@@ -207,11 +225,17 @@ final class BlipBench {
 
           @Override
           public void onMessage(String text) {
+            if (text.startsWith(CONNECTED)) {
+              connectedAt.set(i, System.nanoTime());
+            }
             l.onMessage(text);
           }
 
           @Override
           public void onText(byte[] utf8, int offset, int length) {
+            if (startsWith(utf8, offset, length, CONNECTED_BYTES)) {
+              connectedAt.set(i, System.nanoTime());
+            }
             l.onText(utf8, offset, length);
           }
 
@@ -256,6 +280,28 @@ final class BlipBench {
     return d;
   }
 
+  private static final String CONNECTED = "{\"msg\":\"connected\"";
+  private static final byte[] CONNECTED_BYTES =
+      CONNECTED.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+  private static boolean startsWith(byte[] b, int offset, int length, byte[] prefix) {
+    if (length < prefix.length) {
+      return false;
+    }
+    for (int k = 0; k < prefix.length; k++) {
+      if (b[offset + k] != prefix[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The {@code q} quantile of {@code v}, sorted in place. */
+  private static long quantile(long[] v, double q) {
+    Arrays.sort(v);
+    return v[(int) Math.min(v.length - 1, Math.floor(q * v.length))];
+  }
+
   private static long sum(AtomicLongArray a) {
     long n = 0;
     for (int i = 0; i < a.length(); i++) {
@@ -289,6 +335,23 @@ final class BlipBench {
     } catch (Exception e) {
       throw new IllegalStateException("round trip: " + e, e);
     }
+  }
+
+  /** CPU time of the server's threads so far by role: selector, worker, store, timer. */
+  private java.util.Map<String, Long> serverCpuByRole() {
+    java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    for (long id : threads.getAllThreadIds()) {
+      ThreadInfo info = threads.getThreadInfo(id);
+      if (info != null && info.getThreadName().startsWith("chat-server-")) {
+        long t = threads.getThreadCpuTime(id);
+        String role = info.getThreadName().replaceAll("^chat-server-\\d+-", "")
+            .replaceAll("-\\d+$", "");
+        if (t > 0) {
+          out.merge(role, t, Long::sum);
+        }
+      }
+    }
+    return out;
   }
 
   /** CPU time of the server's own threads (selector, workers, store, timer) so far. */
