@@ -2,10 +2,14 @@ package dev.ddpkit.chat.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.java_websocket.WebSocket;
+import org.java_websocket.drafts.Draft;
+import org.java_websocket.framing.Framedata;
 
 /**
  * State of one accepted connection. Its frames are handled on one socket worker at a time, which
@@ -109,6 +113,39 @@ final class Session {
   }
 
   /**
+   * Writes frames in order as {@link #write} would one by one ({@code counted}), but handed to the
+   * socket at once: one enqueue and one wake-up of the selector for all of them (a resume's
+   * {@code connected} and its replay), which then leave in one gathering write.
+   */
+  Write writeAll(List<String> texts) {
+    Session to;
+    synchronized (out) {
+      to = forward;
+      if (to == null) {
+        if (held != null) {
+          held.addAll(texts);
+          return held.size() > heldLimit ? Write.OVERFLOW : Write.HELD;
+        }
+        sentCount += texts.size();
+      }
+    }
+    if (to != null) {
+      return to.writeAll(texts);
+    }
+    Draft draft = conn.getDraft();
+    if (draft == null) { // not a Java-WebSocket connection (a test's): one by one
+      texts.forEach(conn::send);
+      return Write.SENT;
+    }
+    List<Framedata> frames = new ArrayList<>(texts.size());
+    for (String text : texts) {
+      frames.addAll(draft.createFrames(text, false)); // a server's frames are not masked
+    }
+    conn.sendFrame(frames);
+    return Write.SENT;
+  }
+
+  /**
    * For a broadcast: counts the frame and returns the socket to write it to, or returns null
    * having queued it (held) or forwarded it; {@code overflowed} is told of a held queue over its
    * limit.
@@ -179,10 +216,10 @@ final class Session {
     synchronized (out) {
       sentCount = count;
     }
-    write(connectedFrame, true);
-    for (String f : queued) {
-      write(f, true);
-    }
+    List<String> frames = new ArrayList<>(queued.size() + 1);
+    frames.add(connectedFrame);
+    frames.addAll(queued);
+    writeAll(frames);
   }
 
   /** Frames written to the socket but ping and pong, so far (for tests). */
