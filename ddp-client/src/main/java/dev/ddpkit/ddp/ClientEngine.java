@@ -366,6 +366,10 @@ final class ClientEngine {
     resync.resumed();
     subs.resumed();
     calls.send();
+    // Connected now, in this task: the manager's own change (opened() above) comes back through
+    // the loop's queue, behind every other client's work on a shared pool (hundreds of ms when a
+    // whole herd resumes at once); its snapshot then changes nothing.
+    onManagerStatus(manager.status(), null);
   }
 
   // ---- the user's requests ----
