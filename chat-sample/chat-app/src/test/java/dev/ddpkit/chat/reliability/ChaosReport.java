@@ -27,6 +27,7 @@ import java.util.List;
  * @param protocolErrors protocol errors counted by the clients
  * @param resends messages the clients queued again after a failed send
  * @param catchUps catch-ups the clients started after reconnecting
+ * @param resumes reconnects whose DDP session the server resumed
  * @param serverDuplicatesIgnored re-sent messages the server recognised by id, every instance
  * @param serverRejected connections turned away by admission control, every instance
  * @param serverHeartbeatTimeouts connections the server closed for want of a pong, every instance
@@ -58,6 +59,7 @@ record ChaosReport(
     long protocolErrors,
     long resends,
     long catchUps,
+    long resumes,
     long serverDuplicatesIgnored,
     long serverRejected,
     long serverHeartbeatTimeouts,
@@ -121,6 +123,9 @@ record ChaosReport(
     out.add(String.format("re-sends (client)         %d; duplicates ignored by server %d",
         resends, serverDuplicatesIgnored));
     out.add(String.format("catch-ups                 %d", catchUps));
+    out.add(String.format("sessions resumed          %d (reconnects the server resumed: no login,"
+        + " no rejoin, no catch-up; a blackhole's lost frames, a kill and a drain do not resume)",
+        resumes));
     out.add(String.format("admission rejections      %d", serverRejected));
     out.add(String.format("settled                   %s in %.1f s: %d not connected,"
         + " %d not subscribed, %d sessions, subscriptions match: %s",

@@ -578,6 +578,7 @@ final class ChaosRun implements AutoCloseable {
     long protocolErrors = 0;
     long resends = 0;
     long catchUps = 0;
+    long resumes = 0;
     int notConnected = 0;
     int notSubscribed = 0;
     int maxAttempt = 0;
@@ -594,6 +595,7 @@ final class ChaosRun implements AutoCloseable {
       protocolErrors += d.protocolErrors();
       resends += cs.resends();
       catchUps += cs.catchUps();
+      resumes += cs.resumes();
       if (c.status().state() != ChatStatus.State.CONNECTED) {
         notConnected++;
       }
@@ -629,6 +631,7 @@ final class ChaosRun implements AutoCloseable {
         protocolErrors,
         resends,
         catchUps,
+        resumes,
         serverDuplicatesIgnored.get() + last.duplicatesIgnored(),
         serverRejected.get() + last.connectionsRejected(),
         serverHeartbeatTimeouts.get() + last.heartbeatTimeouts(),
