@@ -22,7 +22,7 @@ mkdir -p "$OUT"
 ROWS=()
 
 BENCH_QUICK="throughput sim-hints sweep footprint recovery"
-BENCH_ALL="throughput jmh footprint recovery real-hints real-wave demo sim-real sim-speed sim-hints sweep sweep-1m rooms"
+BENCH_ALL="throughput jmh footprint recovery blip real-hints real-wave demo sim-real sim-speed sim-hints sweep sweep-1m rooms"
 REL_QUICK="chaos-short flapping security"
 REL_ALL="chaos-short flapping security chaos-10m fuzz jazzer chaos-hour"
 
@@ -96,6 +96,35 @@ m_jmh() {
   row "in memory: frames parsed / messages delivered per second, one client" \
     "$(orq "$parse") / $(orq "$deliver")" "the parse alone" "$(ratio "$parse" "$deliver") the parse's cost" \
     "\`scripts/bench-throughput.sh\` (its JMH part)"
+}
+
+m_blip() {
+  SECTION="[9](#9-a-network-blip-ddp-session-resumption)"
+  build
+  run blip java -cp "$JAR" dev.ddpkit.chat.bench.BlipCommand --clients 1000 --rooms 10 --gaps 2000,20000
+  local f=$OUT/blip.txt on off late
+  # resume gap cut resumed frames calls subs cpu all-live after-open(p50/p99/max us) rtt p99/rtt lost held/expired
+  on=$(awk '$1 == "on" && $2 == 2000' "$f")
+  off=$(awk '$1 == "off" && $2 == 2000' "$f")
+  late=$(awk '$1 == "on" && $2 == 20000' "$f")
+  local f_on f_off cpu_on cpu_off live_on live_off p50 p99 rtt
+  f_on=$(echo "$on" | awk '{ print $5 " / " $6 " / " $7 }')
+  f_off=$(echo "$off" | awk '{ print $5 " / " $6 " / " $7 }')
+  cpu_on=$(echo "$on" | awk '{ print $8 }'); cpu_off=$(echo "$off" | awk '{ print $8 }')
+  live_on=$(echo "$on" | awk '{ printf "%.1f", $9 / 1000 }'); live_off=$(echo "$off" | awk '{ printf "%.1f", $9 / 1000 }')
+  p50=$(echo "$on" | awk '{ split($10, q, "/"); printf "%.1f", q[1] / 1000 }')
+  p99=$(echo "$on" | awk '{ split($10, q, "/"); printf "%.1f", q[2] / 1000 }')
+  rtt=$(echo "$on" | awk '{ printf "%.1f", $11 / 1000 }')
+  row "a 2 s network blip (every socket reset, server up), 1,000 clients in 10 rooms, session resumption on: frames in / method calls / subscriptions the server handled per client for the reconnect" \
+    "$(orq "$f_on")" "off: $(orq "$f_off")" "$(ratio "$(echo "$on" | awk '{ print $5 }')" "$(echo "$off" | awk '{ print $5 }')") the frames" \
+    "\`java -cp chat-sample/target/ddpkit.jar dev.ddpkit.chat.bench.BlipCommand --clients 1000 --rooms 10 --gaps 2000,20000\`"
+  row "same: the server's CPU for the wave; every client live and caught up after the network's return" \
+    "$(orq "$cpu_on") ms; $(orq "$live_on") s" "off: $(orq "$cpu_off") ms; $(orq "$live_off") s" \
+    "$(ratio "$cpu_on" "$cpu_off"); $(ratio "$live_on" "$live_off")" "same"
+  row "same, resumed: each client live after its socket opened, p50 / p99, against one idle round trip" \
+    "$(orq "$p50") / $(orq "$p99") ms" "$(orq "$rtt") ms" "$(ratio "$p50" "$rtt") / $(ratio "$p99" "$rtt")" "same"
+  row "a 20 s blip, past the 15 s grace: sessions held / expired; subscriptions / messages lost" \
+    "$(orq "$(echo "$late" | awk '{ print $14 "; " $13 }')")" "every session expired, nothing lost" "" "same"
 }
 
 m_footprint() {
