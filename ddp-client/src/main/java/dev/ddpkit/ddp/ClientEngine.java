@@ -86,7 +86,7 @@ final class ClientEngine {
     this.resumption = new SessionResumption(config.sessionResumption(), mapper);
     this.inbound = new Inbound(this, config, mapper, out, counters);
     this.dialer = new Dialer(this, config, transports, loop, retired, out, inbound);
-    this.tracker = new StatusTracker(name, manager, config.clock(), listeners);
+    this.tracker = new StatusTracker(name, manager, config.wallClock(), listeners);
     this.managerListener = manager.addListener(this::onManagerChange);
   }
 

@@ -2,17 +2,22 @@ package dev.ddpkit.ddp;
 
 import dev.ddpkit.ddp.transport.TransportFactory;
 import dev.ddpkit.ddp.transport.WebSocketTransportFactory;
+import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.ReconnectionManager;
+import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
 
 /**
  * The parts a {@link DdpClient} is made of, wired from its builder's settings: its own
- * reconnection manager (on the client's scheduler and ticker, never shared), its event loop, its
+ * reconnection manager (on the client's scheduler and randomness, never shared), its event loop, its
  * transport and its engine.
  */
 record ClientParts(
@@ -20,18 +25,27 @@ record ClientParts(
     LoopTimers timers, CountDownLatch shutdownDone) {
   private static final AtomicInteger COUNTER = new AtomicInteger();
 
-  static ClientParts wire(DdpClientBuilder b) {
+  static ClientParts wire(DdpClientBuilder b, Random jitter) {
     String name = b.name != null ? b.name : "ddp-client-" + COUNTER.incrementAndGet();
     Ticker ticker = b.tickerOrDefault();
     ReconnectionManager.Builder mb =
         ReconnectionManager.builder()
             .policy(b.reconnectPolicy())
-            .scheduler(b.scheduler)
-            .ticker(ticker)
+            .scheduler(managerTime(b))
             .credentialsRefresher(b.credentialsRefresher)
             .name(name);
-    if (b.jitter != null) {
-      mb.random(b.jitter);
+    if (jitter != null) {
+      mb.random(jitter);
+    } else if (b.jitter != null) {
+      DoubleSupplier legacy = b.jitter;
+      mb.random(new Random() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public double nextDouble() {
+          return legacy.getAsDouble();
+        }
+      });
     }
     ReconnectionManager manager = mb.build();
     EventLoop loop = b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.shared(name);
@@ -42,13 +56,41 @@ record ClientParts(
                 b.sslContext, b.maxFrameBytes, b.connectTimeout, name);
     ClientEngine engine =
         new ClientEngine(
-            new EngineConfig(name, b.url, b.scheduler, ticker, b.clock,
+            new EngineConfig(name, b.url, b.scheduler, ticker, b.wallClock(),
                 b.heartbeatInterval, b.heartbeatTimeout, b.connectTimeout, b.resyncTimeout,
                 b.maxQueuedCalls, b.maxFrameBytes, b.strictProtocol, b.sessionResumption),
             manager, transports, loop, b.mapper, b.statusListeners);
     engine.listeners.connection.addAll(b.connectionListeners);
     return new ClientParts(name, manager, loop, engine, new LoopTimers(b.scheduler, loop::execute),
         new CountDownLatch(1));
+  }
+
+  /**
+   * The scheduler the manager reads its time from: the client's, or, with the deprecated {@link
+   * DdpClientBuilder#ticker} set, the client's timers on that ticker's time.
+   */
+  private static Scheduler managerTime(DdpClientBuilder b) {
+    Scheduler scheduler = b.scheduler;
+    Ticker ticker = b.ticker;
+    if (ticker == null || ticker == scheduler) {
+      return scheduler;
+    }
+    return new Scheduler() {
+      @Override
+      public Cancellable schedule(Duration delay, Runnable task) {
+        return scheduler.schedule(delay, task);
+      }
+
+      @Override
+      public long nanoTime() {
+        return ticker.read();
+      }
+
+      @Override
+      public Instant wallTime() {
+        return scheduler.wallTime();
+      }
+    };
   }
 
   /**

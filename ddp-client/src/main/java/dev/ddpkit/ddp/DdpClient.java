@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.ReconnectionManager;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -59,9 +61,12 @@ public final class DdpClient implements AutoCloseable {
   private final ClientParts parts;
 
   DdpClient(DdpClientBuilder b) {
-    this.parts = ClientParts.wire(b);
+    // One stream each, split from the one source in this order, so that a seed repeats both.
+    Random jitter = b.random == null ? null : new Random(b.random.nextLong());
+    Random ids = b.random == null ? new SecureRandom() : new Random(b.random.nextLong());
+    this.parts = ClientParts.wire(b, jitter);
     this.name = parts.name();
-    this.requests = new Requests(b.mapper);
+    this.requests = new Requests(b.mapper, ids);
     this.manager = parts.manager();
     this.loop = parts.loop();
     this.engine = parts.engine();

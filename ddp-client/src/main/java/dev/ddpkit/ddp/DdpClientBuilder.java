@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Random;
 import java.util.concurrent.Executor;
 import java.util.function.DoubleSupplier;
 import javax.net.ssl.SSLContext;
@@ -37,6 +38,7 @@ public final class DdpClientBuilder {
   ReconnectPolicy reconnection;
   Runnable credentialsRefresher = () -> {};
   DoubleSupplier jitter;
+  Random random;
   Duration reopen;
   Duration heartbeatInterval = Duration.ofSeconds(25);
   Duration heartbeatTimeout = Duration.ofSeconds(15);
@@ -54,7 +56,7 @@ public final class DdpClientBuilder {
   Executor executor;
   boolean strictProtocol;
   boolean sessionResumption = true;
-  Clock clock = Clock.systemUTC();
+  Clock clock;
   ObjectMapper mapper = DEFAULT_MAPPER;
 
   DdpClientBuilder() {}
@@ -86,8 +88,8 @@ public final class DdpClientBuilder {
 
   /**
    * How to reconnect (default {@link ReconnectPolicy#defaults()}: DDP close profile, RFC curve,
-   * stable after 10 s). The client makes its own {@link ReconnectionManager} from it, on its own
-   * {@linkplain #scheduler scheduler} and {@linkplain #ticker ticker} ({@link
+   * stable after 10 s). The client makes its own {@link ReconnectionManager} from it, on the
+   * client's {@linkplain #scheduler scheduler} and {@linkplain #random randomness} ({@link
    * DdpClient#reconnectionManager()} returns it), so one policy can serve any number of clients.
    * Conflicts with {@link #reopen(Duration)}.
    */
@@ -97,10 +99,24 @@ public final class DdpClientBuilder {
   }
 
   /**
-   * Where the reconnection manager draws the jitter of its backoff: uniform in [0, 1), called on
-   * the client's loop only (default: a {@link java.util.SplittableRandom} of the manager's own).
-   * Seed it for runs that must repeat, such as a benchmark; give each client its own.
+   * The one source of randomness: the reconnection manager's jitter and the subscription ids
+   * are drawn from it, each from a stream of its own split from it at {@link #build()}. Seed it
+   * ({@code new Random(42)}) for runs that must repeat, such as a test or a benchmark: the same
+   * seed sends the same frames. Default: a {@link java.util.SplittableRandom} of the manager's
+   * own for the jitter, a {@link java.security.SecureRandom} for the ids. Give each client its
+   * own.
    */
+  public DdpClientBuilder random(Random random) {
+    this.random = Objects.requireNonNull(random, "random");
+    return this;
+  }
+
+  /**
+   * Where the reconnection manager draws the jitter of its backoff, uniform in [0, 1).
+   *
+   * @deprecated use {@link #random(Random)}, which feeds the jitter and the ids
+   */
+  @Deprecated
   public DdpClientBuilder jitter(DoubleSupplier random) {
     this.jitter = Objects.requireNonNull(random, "jitter");
     return this;
@@ -163,9 +179,12 @@ public final class DdpClientBuilder {
   }
 
   /**
-   * The scheduler for the client's timers (heartbeat, connect timeout, {@link DdpClient#schedule},
-   * reconnection); default: the shared real-time one. It must agree with the {@link
-   * #ticker(Ticker)}: with a {@link VirtualScheduler}, set it as both.
+   * The one time source (default: the shared real-time scheduler on the system's clocks): the
+   * client's timers run on it (heartbeat, connect timeout, {@link DdpClient#schedule},
+   * reconnection), idle times and the time of the next attempt are read from its {@link
+   * Scheduler#nanoTime()}, and {@link DdpStatus#retryTime()} from its {@link
+   * Scheduler#wallTime()}. A {@link VirtualScheduler} passed here puts the whole client, and its
+   * reconnection manager, on virtual time.
    */
   public DdpClientBuilder scheduler(Scheduler scheduler) {
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
@@ -173,10 +192,13 @@ public final class DdpClientBuilder {
   }
 
   /**
-   * The time source the client and its reconnection manager read (idle time for the heartbeat,
-   * the time of the next attempt); default {@link Ticker#systemTicker()}. It must agree with the
-   * {@link #scheduler(Scheduler)}: with a {@link VirtualScheduler}, set it as both.
+   * A ticker to read idle times and the time of the next attempt from, instead of the
+   * scheduler's {@link Scheduler#nanoTime()}; it must agree with the scheduler.
+   *
+   * @deprecated the scheduler is the one time source: a {@link VirtualScheduler} is its own
+   *     ticker and wall clock
    */
+  @Deprecated
   public DdpClientBuilder ticker(Ticker ticker) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     return this;
@@ -305,7 +327,14 @@ public final class DdpClientBuilder {
     return this;
   }
 
-  /** The wall clock used for {@link DdpStatus#retryTime()} (default: the system clock, UTC). */
+  /**
+   * A wall clock to take {@link DdpStatus#retryTime()} from, instead of the scheduler's {@link
+   * Scheduler#wallTime()}.
+   *
+   * @deprecated the scheduler is the one time source: a {@link VirtualScheduler} made with its
+   *     wall-clock start ({@code new VirtualScheduler(start)}) drives the wall time too
+   */
+  @Deprecated
   public DdpClientBuilder clock(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return this;
@@ -325,8 +354,9 @@ public final class DdpClientBuilder {
    * Returns the client, not yet connected: call {@link DdpClient#connect()}.
    *
    * @throws IllegalStateException if no url is set, or both {@code reconnection} and {@code
-   *     reopen}, or both {@code transportFactory} and {@code sslContext} are set, or the scheduler is a {@link
-   *     VirtualScheduler} and no ticker is set (the system ticker would not agree with it)
+   *     reopen}, or both {@code transportFactory} and {@code sslContext} are set, or both {@code
+   *     random} and the deprecated {@code jitter}, or a deprecated {@code ticker} other than a
+   *     {@link VirtualScheduler} scheduler
    */
   public DdpClient build() {
     if (url == null) {
@@ -336,11 +366,14 @@ public final class DdpClientBuilder {
       throw new IllegalStateException(
           "set either reconnection(policy) or the legacy reopen(interval), not both");
     }
-    if (ticker == null && scheduler instanceof VirtualScheduler) {
-      // Not guessed: a client reading the system clock over virtual timers misreads every idle
-      // time and every "retry in" without a word.
+    if (ticker != null && ticker != scheduler && scheduler instanceof VirtualScheduler) {
+      // Not guessed: a client reading another clock over virtual timers misreads every idle time
+      // and every "retry in" without a word.
       throw new IllegalStateException(
-          "scheduler is a VirtualScheduler: set it as the ticker(...) too");
+          "scheduler is a VirtualScheduler, its own ticker: drop the deprecated ticker(...)");
+    }
+    if (random != null && jitter != null) {
+      throw new IllegalStateException("set random(...) only: it feeds the jitter too");
     }
     if (transportFactory != null && sslContext != null) {
       throw new IllegalStateException(
@@ -360,9 +393,20 @@ public final class DdpClientBuilder {
         : ReconnectPolicy.defaults();
   }
 
-  /** The ticker: {@link #ticker} if set, else the system's. */
+  /** The ticker: the deprecated {@link #ticker} if set, else the scheduler's. */
   Ticker tickerOrDefault() {
-    return ticker != null ? ticker : Ticker.systemTicker();
+    if (ticker != null) {
+      return ticker;
+    }
+    Scheduler s = scheduler;
+    return s instanceof Ticker t ? t : s::nanoTime;
+  }
+
+  /** The wall clock: the deprecated {@link #clock} if set, else the scheduler's. */
+  WallClock wallClock() {
+    Clock c = clock;
+    Scheduler s = scheduler;
+    return c != null ? c::instant : s::wallTime;
   }
 
   private static Duration positive(String field, Duration d) {

@@ -3,7 +3,6 @@ package dev.ddpkit.ddp;
 import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
 import java.net.URI;
-import java.time.Clock;
 import java.time.Duration;
 
 /** The settings of a {@link ClientEngine}, validated by {@link DdpClientBuilder}. */
@@ -12,7 +11,7 @@ record EngineConfig(
     URI uri,
     Scheduler scheduler,
     Ticker ticker,
-    Clock clock,
+    WallClock wallClock,
     Duration heartbeatInterval,
     Duration heartbeatTimeout,
     Duration connectTimeout,

@@ -2,9 +2,9 @@ package dev.ddpkit.ddp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import java.security.SecureRandom;
 import java.util.List;
 import java.util.Objects;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -19,10 +19,12 @@ final class Requests {
 
   private final EjsonParams params;
   private final AtomicLong methodIds = new AtomicLong();
-  private final SecureRandom random = new SecureRandom();
+  private final Random random;
 
-  Requests(ObjectMapper mapper) {
+  /** Draws the subscription ids from {@code random} (thread-safe, as every {@link Random}). */
+  Requests(ObjectMapper mapper, Random random) {
     this.params = new EjsonParams(mapper);
+    this.random = random;
   }
 
   /**

@@ -2,7 +2,6 @@ package dev.ddpkit.ddp;
 
 import dev.ddpkit.reconnect.ReconnectStatus;
 import dev.ddpkit.reconnect.ReconnectionManager;
-import java.time.Clock;
 import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +16,7 @@ final class StatusTracker {
 
   private final String name;
   private final ReconnectionManager manager;
-  private final Clock clock;
+  private final WallClock wall;
   private final Listeners listeners;
   private volatile DdpStatus status;
   private ReconnectStatus lastManager;
@@ -25,10 +24,10 @@ final class StatusTracker {
   /** Whether the current connection resumed its session (shown while connected). */
   private boolean resumed;
 
-  StatusTracker(String name, ReconnectionManager manager, Clock clock, Listeners listeners) {
+  StatusTracker(String name, ReconnectionManager manager, WallClock wall, Listeners listeners) {
     this.name = name;
     this.manager = manager;
-    this.clock = clock;
+    this.wall = wall;
     this.listeners = listeners;
     this.lastManager = manager.status();
     this.status = StatusMapping.map(lastManager, null, false, false, null);
@@ -41,7 +40,7 @@ final class StatusTracker {
   /** The wall-clock time of the retry a manager's snapshot announces (any thread, at once). */
   Instant retryTimeOf(ReconnectStatus s) {
     return s.state() == ReconnectionManager.State.WAITING
-        ? clock.instant().plusNanos(s.nextAttemptAtNanos() - manager.ticker().read())
+        ? wall.now().plusNanos(s.nextAttemptAtNanos() - manager.ticker().read())
         : null;
   }
 

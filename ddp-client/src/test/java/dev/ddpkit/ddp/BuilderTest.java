@@ -137,7 +137,6 @@ class BuilderTest {
             .transportFactory(net)
             .executor(Runnable::run)
             .scheduler(time)
-            .ticker(time)
             .heartbeatInterval(Duration.ZERO)
             .build()) {
       ReconnectionManager m = c.reconnectionManager();
@@ -161,9 +160,15 @@ class BuilderTest {
   }
 
   @Test
-  void aVirtualSchedulerWithNoTickerIsRefusedRatherThanGuessed() {
+  @SuppressWarnings("deprecation") // the deprecated ticker(...) against the one time source
+  void aVirtualSchedulerIsItsOwnTickerAndAnotherTickerIsRefusedRatherThanGuessed() {
     VirtualScheduler time = new VirtualScheduler();
-    assertThatThrownBy(() -> DdpClient.builder().url(Harness.URL).scheduler(time).build())
+    try (DdpClient c = inMemory(DdpClient.builder(), time)) {
+      assertThat(c.reconnectionManager().ticker()).as("no ticker to set: the scheduler's")
+          .isSameAs(time);
+    }
+    assertThatThrownBy(
+            () -> DdpClient.builder().url(Harness.URL).scheduler(time).ticker(() -> 0L).build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("ticker");
   }
@@ -193,7 +198,6 @@ class BuilderTest {
         .transportFactory(new InMemoryTransportFactory())
         .executor(Runnable::run)
         .scheduler(time)
-        .ticker(time)
         .build();
   }
 

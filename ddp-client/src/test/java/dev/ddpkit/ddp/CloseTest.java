@@ -58,7 +58,6 @@ class CloseTest {
             .name("close-test-client")
             .reopen(java.time.Duration.ofSeconds(1))
             .scheduler(time)
-            .ticker(time)
             .transportFactory(net)
             .build();
     client.connect();
@@ -93,7 +92,6 @@ class CloseTest {
             .name("close-in-listener")
             .reopen(java.time.Duration.ofSeconds(1))
             .scheduler(time)
-            .ticker(time)
             .transportFactory(net)
             .addStatusListener(st -> {
               if (st.state() == DdpStatus.State.CONNECTED) {
@@ -125,7 +123,6 @@ class CloseTest {
             .name("close-busy-loop")
             .reopen(Duration.ofSeconds(1))
             .scheduler(time)
-            .ticker(time)
             .transportFactory(net)
             .build();
     client.connect();

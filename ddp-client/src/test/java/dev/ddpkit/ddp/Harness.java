@@ -6,10 +6,8 @@ import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.ReconnectPolicy;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import dev.ddpkit.reconnect.VirtualScheduler;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -23,7 +21,7 @@ final class Harness implements AutoCloseable {
   static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
   static final String CONNECT = "{'msg':'connect','version':'1','support':['1','pre2','pre1']}";
 
-  final VirtualScheduler time = new VirtualScheduler();
+  final VirtualScheduler time = new VirtualScheduler(T0);
   /** The client's clock: {@link #time}, unless a test holds its timers while the clock runs. */
   final HeldTimersClock clock = new HeldTimersClock(time);
   final InMemoryTransportFactory net = new InMemoryTransportFactory();
@@ -50,10 +48,8 @@ final class Harness implements AutoCloseable {
                 ReconnectPolicy.builder().backoff(backoff).stableAfter(Duration.ofSeconds(10))
                     .build())
             .scheduler(clock)
-            .ticker(clock)
             .transportFactory(net)
             .executor(Runnable::run)
-            .clock(Clock.fixed(T0, ZoneOffset.UTC))
             .addStatusListener(statuses::add);
     config.accept(b);
     client = b.build();

@@ -5,11 +5,13 @@ import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
 import dev.ddpkit.reconnect.VirtualScheduler;
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * The client's view of a {@link VirtualScheduler}, whose clock can jump ahead while no timer
  * fires: what an app sees when the OS held its timers in the background. Timers still run when
- * the underlying scheduler advances; until then they are simply late.
+ * the underlying scheduler advances; until then they are simply late. Both of its clocks (the
+ * monotonic one and the wall clock) jump together.
  */
 final class HeldTimersClock implements Scheduler, Ticker {
   private final VirtualScheduler time;
@@ -27,6 +29,16 @@ final class HeldTimersClock implements Scheduler, Ticker {
   @Override
   public long read() {
     return time.read() + heldNanos;
+  }
+
+  @Override
+  public long nanoTime() {
+    return read();
+  }
+
+  @Override
+  public Instant wallTime() {
+    return time.wallTime().plusNanos(heldNanos);
   }
 
   @Override

@@ -164,7 +164,6 @@ class LoopTasksTest {
             .url(Harness.URL)
             .name("loop-tasks-client")
             .scheduler(time)
-            .ticker(time)
             .transportFactory(new InMemoryTransportFactory())
             .build()) {
       CompletableFuture<String> task = new CompletableFuture<>();

@@ -10,11 +10,9 @@ import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
 import dev.ddpkit.ddp.memory.ServerEnd;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.VirtualScheduler;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.util.SplittableRandom;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -131,22 +129,21 @@ class StatusTest {
 
   @Test
   void legacyReopenRetriesAtAFixedInterval() {
-    VirtualScheduler time = new VirtualScheduler();
+    VirtualScheduler time = new VirtualScheduler(Harness.T0);
     InMemoryTransportFactory net = new InMemoryTransportFactory();
     try (DdpClient client =
         DdpClient.builder()
             .url(Harness.URL)
             .reopen(Duration.ofSeconds(5))
             .scheduler(time)
-            .ticker(time)
             .transportFactory(net)
             .executor(Runnable::run)
-            .clock(Clock.fixed(Harness.T0, ZoneOffset.UTC))
             .build()) {
       client.connect();
       for (int attempt = 1; attempt <= 4; attempt++) {
         net.last().closeFromServer(1006, "");
-        assertThat(client.status().retryTime()).isEqualTo(Harness.T0.plusSeconds(5));
+        // Five seconds from now on the one clock: T0 plus the virtual time elapsed.
+        assertThat(client.status().retryTime()).isEqualTo(time.wallTime().plusSeconds(5));
         assertThat(client.status().attempt()).isEqualTo(attempt);
         time.advance(Duration.ofMillis(4_999));
         assertThat(net.count()).isEqualTo(attempt);
@@ -159,17 +156,24 @@ class StatusTest {
 
   @Test
   void aSeededJitterGivesTheSameRetryTimeAndAnotherSeedAnother() {
-    Instant a = firstRetry(new SplittableRandom(7));
-    assertThat(firstRetry(new SplittableRandom(7))).isEqualTo(a);
-    assertThat(firstRetry(new SplittableRandom(8))).isNotEqualTo(a);
-    assertThatThrownBy(() -> DdpClient.builder().jitter(null))
+    Instant a = firstRetry(new Random(7));
+    assertThat(firstRetry(new Random(7))).isEqualTo(a);
+    assertThat(firstRetry(new Random(8))).isNotEqualTo(a);
+    assertThatThrownBy(() -> DdpClient.builder().random(null))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("random");
+    assertThatThrownBy(() -> deprecatedJitter(null))
         .isInstanceOf(NullPointerException.class).hasMessageContaining("jitter");
   }
 
+  @SuppressWarnings("deprecation") // the adapter still checks its argument
+  private static void deprecatedJitter(java.util.function.DoubleSupplier jitter) {
+    DdpClient.builder().jitter(jitter);
+  }
+
   /** When a full-jitter client drawing from {@code random} retries after the server goes away. */
-  private static Instant firstRetry(SplittableRandom random) {
+  private static Instant firstRetry(Random random) {
     try (Harness h = new Harness(Backoff.fullJitter(Duration.ofSeconds(10), Duration.ofSeconds(60)),
-        b -> b.jitter(random::nextDouble))) {
+        b -> b.random(random))) {
       h.connect("s1").closeFromServer(1001, "going away");
       assertThat(h.client.status().state()).isEqualTo(State.WAITING);
       return h.client.status().retryTime();

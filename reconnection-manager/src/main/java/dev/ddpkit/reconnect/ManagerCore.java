@@ -45,10 +45,11 @@ final class ManagerCore {
   private boolean authRefreshUsed;
   private volatile ReconnectStatus snapshot;
 
-  ManagerCore(ReconnectionManager owner, ReconnectPolicy policy, ReconnectionManager.Builder b) {
+  ManagerCore(ReconnectionManager owner, ReconnectPolicy policy, ReconnectionManager.Builder b,
+      Ticker ticker) {
     this.owner = owner;
     this.stableAfter = policy.stableAfter();
-    this.ticker = b.ticker;
+    this.ticker = ticker;
     this.credentialsRefresher = b.credentialsRefresher;
     this.name = b.name;
     this.feed = new StatusFeed(b.listeners, b.name);

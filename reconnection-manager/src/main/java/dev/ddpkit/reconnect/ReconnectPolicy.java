@@ -2,6 +2,7 @@ package dev.ddpkit.reconnect;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Random;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -10,8 +11,8 @@ import java.util.function.DoubleSupplier;
  * retry-after} appointments. Every default lives here, in {@link Builder}.
  *
  * <p>A policy holds no state and can be shared by any number of clients; each turns it into its
- * own {@link ReconnectionManager} on its own time source ({@link #newManager(Scheduler, Ticker,
- * DoubleSupplier)}, or {@link ReconnectionManager.Builder#policy(ReconnectPolicy)}). Sharing one
+ * own {@link ReconnectionManager} on its own time source ({@link #newManager(Scheduler, Random)},
+ * or {@link ReconnectionManager.Builder#policy(ReconnectPolicy)}). Sharing one
  * stateful manager between two clients was the trap this replaces.
  */
 public final class ReconnectPolicy {
@@ -64,20 +65,39 @@ public final class ReconnectPolicy {
   }
 
   /**
-   * Returns a new manager with this policy, on the given time source: the scheduler runs its
-   * timers, the ticker is read for the time of the next attempt (they must agree: a {@link
-   * VirtualScheduler} is both); the jitter comes from a {@link java.util.SplittableRandom} of the
-   * manager's own. Name, listeners and a credentials refresher can be set with {@link
-   * ReconnectionManager.Builder#policy} instead.
+   * Returns a new manager with this policy on {@code scheduler}, its one time source; the jitter
+   * comes from a {@link java.util.SplittableRandom} of the manager's own. Name, listeners and a
+   * credentials refresher can be set with {@link ReconnectionManager.Builder#policy} instead.
    */
+  public ReconnectionManager newManager(Scheduler scheduler) {
+    return ReconnectionManager.builder().policy(this).scheduler(scheduler).build();
+  }
+
+  /**
+   * Returns a new manager with this policy, as {@link #newManager(Scheduler)}, drawing its jitter
+   * from {@code random} (seed it for reproducible runs).
+   */
+  public ReconnectionManager newManager(Scheduler scheduler, Random random) {
+    return ReconnectionManager.builder().policy(this).scheduler(scheduler).random(random).build();
+  }
+
+  /**
+   * Returns a new manager with this policy on the given scheduler, reading time from the ticker.
+   *
+   * @deprecated the scheduler is the one time source: use {@link #newManager(Scheduler)}
+   */
+  @Deprecated
   public ReconnectionManager newManager(Scheduler scheduler, Ticker ticker) {
     return ReconnectionManager.builder().policy(this).scheduler(scheduler).ticker(ticker).build();
   }
 
   /**
    * Returns a new manager with this policy, as {@link #newManager(Scheduler, Ticker)}, drawing its
-   * jitter from {@code random} (seed it for reproducible runs).
+   * jitter from {@code random}.
+   *
+   * @deprecated use {@link #newManager(Scheduler, Random)}: one time source, one randomness type
    */
+  @Deprecated
   public ReconnectionManager newManager(Scheduler scheduler, Ticker ticker, DoubleSupplier random) {
     return ReconnectionManager.builder()
         .policy(this)

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.function.DoubleSupplier;
 
@@ -54,18 +55,20 @@ public final class ReconnectionManager {
   }
 
   private final ReconnectPolicy policy;
+  private final Scheduler scheduler;
   private final Ticker ticker;
   private final ManagerCore core;
 
   private ReconnectionManager(Builder b) {
     this.policy = b.policy.build();
-    this.ticker = b.ticker;
-    this.core = new ManagerCore(this, policy, b);
+    this.scheduler = b.scheduler;
+    this.ticker = b.ticker();
+    this.core = new ManagerCore(this, policy, b, ticker);
   }
 
   /**
    * Returns a builder with {@link ReconnectPolicy#defaults()} (RFC curve, DDP close profile, stable
-   * after 10 s), the system scheduler and ticker.
+   * after 10 s) and the system scheduler.
    */
   public static Builder builder() {
     return new Builder();
@@ -86,7 +89,15 @@ public final class ReconnectionManager {
     return policy.closePolicy();
   }
 
-  /** Returns the ticker this manager reads time from. */
+  /** Returns the scheduler this manager runs its timers on and reads its time from. */
+  public Scheduler scheduler() {
+    return scheduler;
+  }
+
+  /**
+   * Returns the ticker this manager reads time from: its scheduler's {@link Scheduler#nanoTime()}
+   * (the scheduler itself when it is a {@link Ticker}, as a {@link VirtualScheduler} is).
+   */
   public Ticker ticker() {
     return ticker;
   }
@@ -173,7 +184,7 @@ public final class ReconnectionManager {
   public static final class Builder {
     ReconnectPolicy.Builder policy = ReconnectPolicy.builder();
     Scheduler scheduler = Scheduler.systemScheduler();
-    Ticker ticker = Ticker.systemTicker();
+    Ticker ticker; // null: the scheduler's nanoTime
     DoubleSupplier random; // null: a SplittableRandom of the manager's own
     Runnable credentialsRefresher = () -> {};
     final List<ReconnectListener> listeners = new ArrayList<>();
@@ -233,8 +244,10 @@ public final class ReconnectionManager {
     }
 
     /**
-     * Sets the scheduler (default: the shared {@code ddpkit-reconnect} thread). The ticker is not
-     * taken from it: with a {@link VirtualScheduler}, set it as the {@link #ticker(Ticker)} too.
+     * Sets the one time source (default: the shared {@code ddpkit-reconnect} thread on the
+     * system's clocks): the timers run on it and the time of the next attempt is read from its
+     * {@link Scheduler#nanoTime()}. A {@link VirtualScheduler} puts the whole manager on virtual
+     * time.
      */
     public Builder scheduler(Scheduler scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
@@ -242,18 +255,37 @@ public final class ReconnectionManager {
     }
 
     /**
-     * Sets the ticker the time of the next attempt is read from (default {@link
-     * Ticker#systemTicker()}); it must agree with the scheduler.
+     * Sets a ticker to read the time from instead of the scheduler's {@link Scheduler#nanoTime()};
+     * it must agree with the scheduler.
+     *
+     * @deprecated the scheduler is the one time source: pass a scheduler whose {@link
+     *     Scheduler#nanoTime()} reads this ticker, or a {@link VirtualScheduler}
      */
+    @Deprecated
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker");
       return this;
     }
 
     /**
-     * Sets the source of uniform samples in {@code [0, 1)} (seed it for reproducible runs). Default:
-     * a {@link SplittableRandom} of the manager's own, seeded differently for each manager.
+     * Sets the one source of randomness: every jitter of the backoff and of a server's
+     * appointment is drawn from its {@link Random#nextDouble()}, on the manager's lock, in the
+     * order of the decisions. Seed it ({@code new Random(42)}) for runs that repeat; give each
+     * manager its own. Default: a {@link SplittableRandom} of the manager's own, seeded
+     * differently for each manager.
      */
+    public Builder random(Random random) {
+      Objects.requireNonNull(random, "random");
+      this.random = () -> random.nextDouble();
+      return this;
+    }
+
+    /**
+     * Sets the source of uniform samples in {@code [0, 1)}.
+     *
+     * @deprecated use {@link #random(Random)}, the one randomness option of every builder
+     */
+    @Deprecated
     public Builder random(DoubleSupplier random) {
       this.random = Objects.requireNonNull(random, "random");
       return this;
@@ -278,6 +310,15 @@ public final class ReconnectionManager {
     public Builder name(String name) {
       this.name = Objects.requireNonNull(name, "name");
       return this;
+    }
+
+    /** The ticker time is read from: the deprecated {@link #ticker} if set, else the scheduler. */
+    Ticker ticker() {
+      if (ticker != null) {
+        return ticker;
+      }
+      Scheduler s = scheduler;
+      return s instanceof Ticker t ? t : s::nanoTime;
     }
 
     /** Returns a new manager in state {@link State#IDLE}. */

@@ -1,13 +1,17 @@
 package dev.ddpkit.reconnect;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * A scheduler and ticker on virtual time: nothing runs until the caller advances the clock, then
- * tasks run on the caller's thread in deadline order (ties in the order they were scheduled). No
- * threads, no sleeping: thousands of managers can run a simulated hour in milliseconds.
+ * A scheduler on virtual time: nothing runs until the caller advances the clock, then tasks run on
+ * the caller's thread in deadline order (ties in the order they were scheduled). No threads, no
+ * sleeping: thousands of managers can run a simulated hour in milliseconds. Both of its clocks
+ * follow the virtual time: {@link #nanoTime()} (also {@link #read()}, as a {@link Ticker}) is the
+ * time elapsed, {@link #wallTime()} the wall-clock start plus it, so a client given this one
+ * scheduler takes its delays, its idle times and its time stamps from it alone.
  *
  * <p>Thread-safe, but meant to be driven from one thread. A delay too large to represent puts the
  * task at the end of time ({@link Long#MAX_VALUE} nanoseconds) rather than overflowing.
@@ -15,15 +19,35 @@ import java.util.Objects;
 public final class VirtualScheduler implements Scheduler, Ticker {
   private static final long NANOS_PER_SECOND = 1_000_000_000L;
   private final TaskHeap heap = new TaskHeap();
+  private final Instant wallStart;
   private long nowNanos;
   private long sequence;
 
-  /** Creates a scheduler whose clock starts at zero. */
-  public VirtualScheduler() {}
+  /** Creates a scheduler whose clock starts at zero, its wall clock at the epoch (1970). */
+  public VirtualScheduler() {
+    this(Instant.EPOCH);
+  }
+
+  /** Creates a scheduler whose clock starts at zero, its wall clock at {@code wallStart}. */
+  public VirtualScheduler(Instant wallStart) {
+    this.wallStart = Objects.requireNonNull(wallStart, "wallStart");
+  }
 
   @Override
   public synchronized long read() {
     return nowNanos;
+  }
+
+  /** Returns the virtual time elapsed, in nanoseconds: the same as {@link #read()}. */
+  @Override
+  public synchronized long nanoTime() {
+    return nowNanos;
+  }
+
+  /** Returns the wall-clock start plus the virtual time elapsed. */
+  @Override
+  public synchronized Instant wallTime() {
+    return wallStart.plusNanos(nowNanos);
   }
 
   /** Returns the virtual time elapsed since creation. */

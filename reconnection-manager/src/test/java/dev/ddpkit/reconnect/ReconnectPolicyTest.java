@@ -56,8 +56,8 @@ class ReconnectPolicyTest {
     VirtualScheduler otherClock = new VirtualScheduler();
     ReconnectRecorder first = new ReconnectRecorder(clock);
     ReconnectRecorder second = new ReconnectRecorder(otherClock);
-    ReconnectionManager a = policy.newManager(clock, clock, () -> 0.5);
-    ReconnectionManager b = policy.newManager(otherClock, otherClock, () -> 0.5);
+    ReconnectionManager a = policy.newManager(clock, RecordingRandom.constant(0.5));
+    ReconnectionManager b = policy.newManager(otherClock, RecordingRandom.constant(0.5));
     a.addListener(first);
     b.addListener(second);
     assertThat(a.policy()).isEqualTo(policy);
@@ -77,12 +77,14 @@ class ReconnectPolicyTest {
   }
 
   @Test
-  void theTickerIsExplicitNeverGuessedFromTheScheduler() {
+  void theSchedulerIsTheOneTimeSourceNothingElseIsRead() {
     clock.advance(Duration.ofHours(1));
-    ReconnectionManager guessed = ReconnectionManager.builder().scheduler(clock).build();
+    // Without a scheduler the manager is on the system's time, never on a virtual one.
+    ReconnectionManager guessed = ReconnectionManager.builder().build();
     assertThat(guessed.ticker()).isNotSameAs(clock);
     ReconnectionManager explicit =
-        ReconnectionManager.builder().scheduler(clock).ticker(clock).random(() -> 0.5).build();
+        ReconnectionManager.builder().scheduler(clock).random(RecordingRandom.constant(0.5)).build();
+    assertThat(explicit.scheduler()).isSameAs(clock);
     assertThat(explicit.ticker()).isSameAs(clock);
     ReconnectRecorder rec = new ReconnectRecorder(clock);
     explicit.addListener(rec);

@@ -31,7 +31,6 @@ class ReconnectionManagerTest {
   private ReconnectionManager.Builder builder() {
     return ReconnectionManager.builder()
         .scheduler(clock)
-        .ticker(clock)
         .random(samples)
         .listener(rec)
         .credentialsRefresher(rec.refresher())
@@ -261,11 +260,19 @@ class ReconnectionManagerTest {
   void aTimerThatLostTheRaceWithItsCancelDoesNothing() {
     // A real scheduler cannot cancel a task that has already started: this one never cancels.
     Scheduler neverCancels =
-        (delay, task) -> {
-          clock.schedule(delay, task);
-          return () -> {};
+        new Scheduler() {
+          @Override
+          public Cancellable schedule(Duration delay, Runnable task) {
+            clock.schedule(delay, task);
+            return () -> {};
+          }
+
+          @Override
+          public long nanoTime() {
+            return clock.nanoTime();
+          }
         };
-    ReconnectionManager m = builder().scheduler(neverCancels).ticker(clock).build();
+    ReconnectionManager m = builder().scheduler(neverCancels).build();
     startAndOpen(m); // stable timer S1 due at 10 s
     clock.advance(ms(1000));
     rec.attempt().closed(CloseCodes.ABNORMAL, ""); // dial timer T1 due at 2.25 s
@@ -985,7 +992,7 @@ class ReconnectionManagerTest {
   @Test
   void aThrowingListenerBreaksNeitherTheManagerNorOtherListeners() {
     // No builder listener: a bad listener goes first, then the recorder, then another one.
-    ReconnectionManager bare = ReconnectionManager.builder().scheduler(clock).ticker(clock).random(samples).build();
+    ReconnectionManager bare = ReconnectionManager.builder().scheduler(clock).random(samples).build();
     List<String> after = new ArrayList<>();
     bare.addListener(s -> {
       throw new IllegalStateException("listener bug");
@@ -1014,7 +1021,6 @@ class ReconnectionManagerTest {
     ReconnectionManager m =
         ReconnectionManager.builder()
             .scheduler(clock)
-            .ticker(clock)
             .random(samples)
             .listener(s -> first.add(s.state().name()))
             .listener(s -> second.add(s.state().name()))
@@ -1027,7 +1033,7 @@ class ReconnectionManagerTest {
 
   @Test
   void aRemovedListenerHearsNoMore() {
-    ReconnectionManager m = ReconnectionManager.builder().scheduler(clock).ticker(clock).random(samples).build();
+    ReconnectionManager m = ReconnectionManager.builder().scheduler(clock).random(samples).build();
     Cancellable handle = m.addListener(rec);
     m.start(rec);
     handle.cancel();
@@ -1237,7 +1243,7 @@ class ReconnectionManagerTest {
 
   @Test
   void aMisbehavingRandomSourceDoesNotWedgeTheManager() {
-    ReconnectionManager m = builder().random(() -> 1.5).build();
+    ReconnectionManager m = builder().random(RecordingRandom.constant(1.5)).build();
     m.start(rec);
     rec.attempt().closed(CloseCodes.ABNORMAL, "");
     rec.expect("CONNECTING #0", "dial #0 at=0ms");

@@ -1,10 +1,13 @@
 package dev.ddpkit.reconnect;
 
 import java.util.Random;
-import java.util.function.DoubleSupplier;
 
-/** A source of samples for the manager that remembers the last one it gave, so tests can recompute. */
-final class RecordingRandom implements DoubleSupplier {
+/**
+ * A source of samples for the manager that remembers the last one it gave, so tests can recompute:
+ * a {@link Random} (the builders' one randomness type) whose {@link #nextDouble()} is recorded.
+ */
+final class RecordingRandom extends Random {
+  private static final long serialVersionUID = 1L;
   private final Random random;
   private final double constant;
   private double last = Double.NaN;
@@ -26,7 +29,7 @@ final class RecordingRandom implements DoubleSupplier {
   }
 
   @Override
-  public synchronized double getAsDouble() {
+  public synchronized double nextDouble() {
     last = random == null ? constant : random.nextDouble();
     drawn++;
     return last;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -19,6 +20,27 @@ class VirtualSchedulerTest {
 
   private Runnable record(String name) {
     return () -> ran.add(name + "@" + clock.now().toMillis());
+  }
+
+  @Test
+  void bothClocksFollowTheVirtualTime() {
+    Instant start = Instant.parse("2026-01-01T00:00:00Z");
+    VirtualScheduler s = new VirtualScheduler(start);
+    List<String> seen = new ArrayList<>();
+    s.schedule(Duration.ofSeconds(3), () -> seen.add(s.nanoTime() + " " + s.wallTime()));
+    s.advance(Duration.ofSeconds(5));
+    assertThat(seen).containsExactly("3000000000 2026-01-01T00:00:03Z");
+    assertThat(s.nanoTime()).isEqualTo(s.read()).isEqualTo(Duration.ofSeconds(5).toNanos());
+    assertThat(s.wallTime()).isEqualTo(start.plusSeconds(5));
+    assertThat(new VirtualScheduler().wallTime()).isEqualTo(Instant.EPOCH);
+  }
+
+  @Test
+  void aLambdaSchedulerReadsTheSystemClocks() {
+    Scheduler lambda = (delay, task) -> () -> {};
+    long before = System.nanoTime();
+    assertThat(lambda.nanoTime()).isGreaterThanOrEqualTo(before);
+    assertThat(lambda.wallTime()).isAfter(Instant.parse("2020-01-01T00:00:00Z"));
   }
 
   @Test

@@ -50,7 +50,6 @@ class CollectionModelJazzerTest {
         .url("ws://localhost:3000/websocket")
         .name("model-client")
         .scheduler(time)
-        .ticker(time)
         .transportFactory(net)
         .executor(Runnable::run)
         .build();

@@ -67,7 +67,6 @@ final class StormClient implements AutoCloseable {
             .reconnection(ReconnectPolicy.builder().backoff(Backoff.fixed(Duration.ofSeconds(1)))
                 .stableAfter(Duration.ofSeconds(10)).build())
             .scheduler(time)
-            .ticker(time)
             .transportFactory(net)
             .maxFrameBytes(256 * 1024)
             .strictProtocol(strict);
