@@ -7,12 +7,12 @@ import dev.ddpkit.ddp.DdpClientBuilder;
 import dev.ddpkit.ddp.DdpStats;
 import dev.ddpkit.ddp.PasswordDigest;
 import dev.ddpkit.reconnect.Backoff;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -55,17 +55,18 @@ public final class ChatClient implements AutoCloseable {
   private volatile ChatSession.View view;
 
   ChatClient(ChatClientBuilder b) {
-    this.ids = b.ids;
+    ChatClientBuilder.Randomness randomness = b.randomness();
+    Clock clock = b.wallClock();
+    this.ids = randomness.ids();
     this.name = b.name != null ? b.name : "chat-" + SEQ.incrementAndGet();
     this.rooms = List.copyOf(b.rooms);
     DdpClientBuilder db =
         DdpClient.builder()
             .url(b.url)
             .name(this.name)
-            .clock(b.clock)
             // Room of its own above the outbox, so queued sends never fail for want of space.
             .maxQueuedCalls(Math.max(1_000, 2 * b.outboxCapacity + 100));
-    b.configure(db);
+    b.configure(db, randomness);
     this.ddp = db.build();
     Settings settings =
         new Settings(
@@ -80,8 +81,8 @@ public final class ChatClient implements AutoCloseable {
                 ? b.retryBackoff
                 : Backoff.proportional(b.resendDelay, Settings.STABLE_STREAM, 0.25),
             b.limits,
-            b.clock,
-            b.random != null ? b.random : new SplittableRandom(),
+            clock,
+            randomness.retries(),
             b.outboxCapacity,
             b.dedupWindow,
             b.liveDeletions,

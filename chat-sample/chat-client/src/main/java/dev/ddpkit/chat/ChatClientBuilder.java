@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Random;
 import java.util.SplittableRandom;
 
 /**
@@ -46,11 +47,12 @@ public final class ChatClientBuilder {
   javax.net.ssl.SSLContext sslContext;
   java.util.concurrent.Executor executor;
   dev.ddpkit.ddp.transport.TransportFactory transportFactory;
-  Clock clock = Clock.systemUTC();
+  Clock clock; // the deprecated adapter; null: the scheduler's wall time
   ChatLimits limits = ChatLimits.rocketChatDefaults();
   Backoff retryBackoff;
-  SplittableRandom random;
-  RandomIds ids = RandomIds.secure();
+  Random random;
+  SplittableRandom splittable; // the deprecated adapter
+  RandomIds ids; // the deprecated adapter; null: from random, else a secure one
   String name;
 
   ChatClientBuilder() {}
@@ -246,15 +248,23 @@ public final class ChatClientBuilder {
   }
 
   /**
-   * The scheduler for timers, passed on to the DDP client (default: the shared one); with a
-   * {@link dev.ddpkit.reconnect.VirtualScheduler}, set it as the {@link #ticker} too.
+   * The one time source, passed on to the DDP client (default: the shared real-time one): every
+   * timer runs on it, and every time is read from it, the monotonic ones (heartbeat, next
+   * attempt) from {@link Scheduler#nanoTime()}, the wall-clock ones (catch-up times, "retry in",
+   * a server's {@code timeToReset}) from {@link Scheduler#wallTime()}. A {@link
+   * dev.ddpkit.reconnect.VirtualScheduler} passed here puts the whole client on virtual time.
    */
   public ChatClientBuilder scheduler(Scheduler scheduler) {
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     return this;
   }
 
-  /** The time source, passed on to the DDP client (default: the system's). */
+  /**
+   * A ticker passed on to the DDP client instead of the scheduler's {@link Scheduler#nanoTime()}.
+   *
+   * @deprecated the scheduler is the one time source
+   */
+  @Deprecated
   public ChatClientBuilder ticker(Ticker ticker) {
     this.ticker = Objects.requireNonNull(ticker, "ticker");
     return this;
@@ -299,13 +309,25 @@ public final class ChatClientBuilder {
     return this;
   }
 
-  /** The wall clock, for catch-up times and "retry in" (default: the system's). */
+  /**
+   * A wall clock for catch-up times and "retry in" instead of the scheduler's {@link
+   * Scheduler#wallTime()}.
+   *
+   * @deprecated the scheduler is the one time source; a device clock that runs ahead is a
+   *     scheduler whose {@code wallTime()} does
+   */
+  @Deprecated
   public ChatClientBuilder clock(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
     return this;
   }
 
-  /** The source of message ids (default: a secure random one). */
+  /**
+   * The source of message ids.
+   *
+   * @deprecated use {@link #random(Random)}, which feeds the ids too
+   */
+  @Deprecated
   public ChatClientBuilder ids(RandomIds ids) {
     this.ids = Objects.requireNonNull(ids, "ids");
     return this;
@@ -331,12 +353,25 @@ public final class ChatClientBuilder {
   }
 
   /**
-   * The randomness of every jitter (default: a fresh {@link SplittableRandom}); seed it in tests
-   * and benchmarks. The reconnection manager's backoff draws from a stream split from it at build,
-   * the chat's own retries from the rest.
+   * The one source of randomness: every jitter (the reconnection manager's, the chat's own
+   * retries') and every id (the DDP client's subscription ids, the message ids) is drawn from it,
+   * each part from a stream of its own split from it at {@link #build()}. Seed it ({@code new
+   * Random(42)}) in tests and benchmarks: the same seed sends the same frames. Default: a fresh
+   * source per part, the ids from a {@link java.security.SecureRandom}.
    */
-  public ChatClientBuilder random(SplittableRandom random) {
+  public ChatClientBuilder random(Random random) {
     this.random = Objects.requireNonNull(random, "random");
+    return this;
+  }
+
+  /**
+   * The randomness of every jitter.
+   *
+   * @deprecated use {@link #random(Random)}, which feeds the ids too
+   */
+  @Deprecated
+  public ChatClientBuilder random(SplittableRandom random) {
+    this.splittable = Objects.requireNonNull(random, "random");
     return this;
   }
 
@@ -365,6 +400,10 @@ public final class ChatClientBuilder {
     if (password != null && username == null) {
       throw new IllegalStateException("a password needs a username");
     }
+    if (random != null && (splittable != null || ids != null)) {
+      throw new IllegalStateException(
+          "random(Random) feeds the jitter and the ids: drop the deprecated random/ids setters");
+    }
     if (reconnection != null && (backoff != null || stableAfter != null || maxAttempts > 0)) {
       throw new IllegalStateException(
           "reconnection conflicts with backoff, stableAfter and maxAttempts: set them in the policy");
@@ -372,8 +411,40 @@ public final class ChatClientBuilder {
     return new ChatClient(this);
   }
 
+  /**
+   * The randomness of each part, each a stream of its own split from {@link #random} in this
+   * order (so that one seed repeats them all): the DDP client's (its jitter and subscription ids),
+   * the chat's retries, the message ids.
+   */
+  record Randomness(Random ddp, Random retries, RandomIds ids) {}
+
+  /** Splits {@link #random} (or the deprecated setters' sources) into the parts' streams. */
+  Randomness randomness() {
+    if (random != null) {
+      Random ddp = new Random(random.nextLong());
+      Random retries = new Random(random.nextLong());
+      return new Randomness(ddp, retries, new RandomIds(new Random(random.nextLong())));
+    }
+    RandomIds messageIds = ids != null ? ids : RandomIds.secure();
+    if (splittable != null) {
+      // As before: the manager's stream split from it first, the chat's retries from the rest.
+      Random ddp = new Random(splittable.nextLong());
+      return new Randomness(ddp, new Random(splittable.nextLong()), messageIds);
+    }
+    return new Randomness(null, new Random(), messageIds);
+  }
+
+  /** The wall clock of the chat's own times: the scheduler's, or the deprecated clock. */
+  Clock wallClock() {
+    if (clock != null) {
+      return clock;
+    }
+    return new SchedulerClock(scheduler != null ? scheduler : Scheduler.systemScheduler());
+  }
+
   /** Passes the settings the DDP client takes on to its builder. */
-  void configure(DdpClientBuilder db) {
+  @SuppressWarnings("deprecation") // passes the deprecated ticker on, as an adapter
+  void configure(DdpClientBuilder db, Randomness randomness) {
     db.sessionResumption(sessionResumption);
     ReconnectPolicy policy = reconnection();
     if (policy != null) {
@@ -406,11 +477,8 @@ public final class ChatClientBuilder {
     if (transportFactory != null) {
       db.transportFactory(transportFactory);
     }
-    if (random != null) {
-      // A stream of its own: the manager and the chat session draw independently.
-      SplittableRandom own = new SplittableRandom(random.nextLong());
-      // A lambda, not own::nextDouble: that names RandomGenerator (Android 35+).
-      db.jitter(() -> own.nextDouble());
+    if (randomness.ddp() != null) {
+      db.random(randomness.ddp());
     }
   }
 

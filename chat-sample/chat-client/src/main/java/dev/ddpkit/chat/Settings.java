@@ -4,7 +4,7 @@ import dev.ddpkit.reconnect.Backoff;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.SplittableRandom;
+import java.util.Random;
 
 /**
  * What a {@link ChatClient} was built with, as its parts need it.
@@ -37,7 +37,7 @@ record Settings(
     Backoff retry,
     ChatLimits limits,
     Clock clock,
-    SplittableRandom random,
+    Random random,
     int outboxCapacity,
     int dedupWindow,
     boolean liveDeletions,

@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ddpkit.ddp.memory.InMemoryTransportFactory;
 import dev.ddpkit.ddp.memory.ServerEnd;
 import dev.ddpkit.reconnect.Backoff;
+import dev.ddpkit.reconnect.Cancellable;
+import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.VirtualScheduler;
 import java.time.Clock;
 import java.time.Duration;
@@ -34,10 +36,12 @@ final class ChatHarness implements AutoCloseable {
   static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
-  final VirtualScheduler time = new VirtualScheduler();
-  /** The client's wall clock: {@link #T0} plus the virtual time elapsed. */
-  final Clock clock = new VirtualClock(time);
+  final VirtualScheduler time;
+  /** The server's wall clock: {@link #T0} plus the virtual time elapsed. */
+  final Clock clock;
   final InMemoryTransportFactory net = new InMemoryTransportFactory();
+  /** Every frame the client sent, with the virtual time it was sent at, pings included. */
+  final WireRecorder wire;
   final Recorder recorder = new Recorder();
   final ChatClient client;
   private final ArrayDeque<Frame> inbox = new ArrayDeque<>();
@@ -59,18 +63,30 @@ final class ChatHarness implements AutoCloseable {
     return new ChatHarness(ahead, b -> config.apply(b.username("alice").password("pw")));
   }
 
+  /** A client of "alice" on {@code time}, which a test shares with other clients. */
+  static ChatHarness on(VirtualScheduler time, UnaryOperator<ChatClientBuilder> config) {
+    return new ChatHarness(time, Duration.ZERO,
+        b -> config.apply(b.username("alice").password("pw")));
+  }
+
   private ChatHarness(Duration deviceAhead, UnaryOperator<ChatClientBuilder> config) {
+    this(new VirtualScheduler(T0), deviceAhead, config);
+  }
+
+  private ChatHarness(
+      VirtualScheduler time, Duration deviceAhead, UnaryOperator<ChatClientBuilder> config) {
+    this.time = time;
+    this.clock = new VirtualClock(time);
+    this.wire = new WireRecorder(net, time);
     ChatClientBuilder b =
         ChatClient.builder()
             .url(URL)
             .backoff(Backoff.fixed(Duration.ofSeconds(1)))
             .stableAfter(Duration.ofSeconds(10))
-            .scheduler(time)
-            .ticker(time)
+            .scheduler(deviceAhead.isZero() ? time : new DeviceTime(time, deviceAhead))
             .executor(Runnable::run)
-            .transportFactory(net)
-            .clock(Clock.offset(clock, deviceAhead))
-            .ids(new RandomIds(new Random(7)))
+            .transportFactory(wire)
+            .random(new Random(7))
             .listener(recorder)
             // The server a test plays is an older Rocket.Chat (no messages/get, no deletions
             // stream) unless the test says otherwise: see ChatHarness.current().
@@ -456,6 +472,35 @@ final class ChatHarness implements AutoCloseable {
     }
   }
 
+  /**
+   * The time of a device whose wall clock runs {@code ahead} of the server's: the same timers and
+   * monotonic clock as {@code time}, the wall time ahead.
+   */
+  private static final class DeviceTime implements Scheduler {
+    private final VirtualScheduler time;
+    private final Duration ahead;
+
+    DeviceTime(VirtualScheduler time, Duration ahead) {
+      this.time = time;
+      this.ahead = ahead;
+    }
+
+    @Override
+    public Cancellable schedule(Duration delay, Runnable task) {
+      return time.schedule(delay, task);
+    }
+
+    @Override
+    public long nanoTime() {
+      return time.nanoTime();
+    }
+
+    @Override
+    public Instant wallTime() {
+      return time.wallTime().plus(ahead);
+    }
+  }
+
   /** A wall clock that reads the virtual time. */
   private static final class VirtualClock extends Clock {
     private final VirtualScheduler time;
@@ -476,7 +521,7 @@ final class ChatHarness implements AutoCloseable {
 
     @Override
     public Instant instant() {
-      return T0.plus(time.now());
+      return time.wallTime();
     }
   }
 }

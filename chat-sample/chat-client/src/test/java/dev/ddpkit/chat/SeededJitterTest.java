@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ddpkit.reconnect.Backoff;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import java.time.Duration;
-import java.util.SplittableRandom;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,7 +25,7 @@ class SeededJitterTest {
   private static long firstRetryAtNanos(long seed) {
     try (ChatHarness h = new ChatHarness(b -> b.room("general")
         .backoff(Backoff.fullJitter(Duration.ofSeconds(10), Duration.ofSeconds(60)))
-        .random(new SplittableRandom(seed)))) {
+        .random(new Random(seed)))) {
       h.client.start();
       h.refuse();
       ReconnectionManager m = h.client.reconnectionManager();

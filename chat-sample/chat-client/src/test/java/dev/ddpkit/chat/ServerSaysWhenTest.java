@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ddpkit.chat.ChatHarness.Frame;
 import java.time.Duration;
-import java.util.SplittableRandom;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class ServerSaysWhenTest {
 
   private static ChatHarness harness() {
-    return new ChatHarness(b -> b.room("r1").random(new SplittableRandom(3)));
+    return new ChatHarness(b -> b.room("r1").random(new Random(3)));
   }
 
   @Test

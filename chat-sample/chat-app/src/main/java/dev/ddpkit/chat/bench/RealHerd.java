@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -168,7 +169,8 @@ public final class RealHerd {
     long deadline = System.nanoTime() + SETUP_TIMEOUT.toNanos();
     for (int i = 0; i < config.clients(); i++) {
       int client = i;
-      SplittableRandom random = master.split();
+      // Each client's one source of randomness, seeded from the master in client order.
+      Random random = new Random(master.nextLong());
       ReconnectPolicy policy =
           ReconnectPolicy.builder()
               .backoff(config.policy().backoff())
