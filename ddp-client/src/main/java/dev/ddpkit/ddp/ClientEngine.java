@@ -3,13 +3,11 @@ package dev.ddpkit.ddp;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ddpkit.ddp.protocol.ClientMessages;
 import dev.ddpkit.ddp.transport.TransportFactory;
-import dev.ddpkit.reconnect.Attempt;
 import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.CloseCodes;
 import dev.ddpkit.reconnect.ReconnectStatus;
 import dev.ddpkit.reconnect.ReconnectionManager;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -56,7 +54,7 @@ final class ClientEngine {
   private final RetiredTransports retired;
   private final Resync resync;
   private final Inbound inbound;
-  private final StatusTracker tracker;
+  private final ClientStatus status;
   final SessionResumption resumption;
   final Dialer dialer;
 
@@ -86,8 +84,9 @@ final class ClientEngine {
     this.resumption = new SessionResumption(config.sessionResumption(), mapper);
     this.inbound = new Inbound(this, config, mapper, out, counters);
     this.dialer = new Dialer(this, config, transports, loop, retired, out, inbound);
-    this.tracker = new StatusTracker(name, manager, config.wallClock(), listeners);
-    this.managerListener = manager.addListener(this::onManagerChange);
+    this.status = new ClientStatus(name, manager, config.wallClock(), listeners);
+    // On the loop, in order (the manager hands its calls to the loop: ClientParts).
+    this.managerListener = manager.addListener(this::onManagerStatus);
   }
 
   void bind(DdpClient client) {
@@ -97,7 +96,7 @@ final class ClientEngine {
   // ---- any thread ----
 
   DdpStatus status() {
-    return tracker.current();
+    return status.current();
   }
 
   DdpStats stats() {
@@ -114,7 +113,7 @@ final class ClientEngine {
   }
 
   String describe() {
-    return name + " " + Redaction.uri(config.uri()) + " " + tracker.current().state();
+    return name + " " + Redaction.uri(config.uri()) + " " + status.current().state();
   }
 
   // ---- for the parts, on the loop ----
@@ -185,9 +184,7 @@ final class ClientEngine {
    */
   void transitionTo(EngineState next, Cause cause) {
     EngineState prev = state;
-    if (prev == EngineState.CLOSED || prev == next) {
-      return;
-    }
+    prev.checkMove(next);
     state = next;
     log.debug("{}: {} -> {}{}", name, prev, next, cause == null ? "" : " (" + cause.reason() + ")");
     List<PendingCall> cut = List.of();
@@ -207,7 +204,8 @@ final class ClientEngine {
     switch (next) {
       case WAITING -> {
         if (ended != null) {
-          reportClosed(ended.attempt(), cause);
+          // A broken backoff stops the manager: its STOPPED, next on the loop, fails the client.
+          ended.attempt().reportClosed(cause.code(), cause.reason());
           for (PendingCall c : cut) {
             c.future.completeExceptionally(new DdpMethodException(
                 DdpMethodException.INVOCATION_FAILED,
@@ -227,25 +225,14 @@ final class ClientEngine {
     if (next == EngineState.WAITING || next == EngineState.FAILED) {
       resync.announce();
     }
-    // WAITING: the manager's own change brings the status; recomputing now from its previous
-    // snapshot would flash a CONNECTING.
-    if (next == EngineState.FAILED) {
+    // WAITING: the manager's own change, next on the loop, brings the status; recomputing now
+    // from its previous change would flash a CONNECTING.
+    if (next == EngineState.FAILED || next == EngineState.CLOSED) {
       refreshStatus();
-    } else if (next == EngineState.CLOSED) {
-      tracker.closed();
     }
     if (prev.isConnected() && !next.isConnected()) {
       listeners.tellEach(listeners.connection, "connection listener",
           l -> l.onDisconnected(cause.code(), cause.reason()));
-    }
-  }
-
-  private void reportClosed(Attempt attempt, Cause cause) {
-    try {
-      attempt.closed(cause.code(), cause.reason());
-    } catch (IllegalStateException e) {
-      // The manager's backoff failed: it stopped, and its STOPPED snapshot fails the client.
-      log.warn("{}: the reconnection manager failed: {}", name, e.getMessage());
     }
   }
 
@@ -256,23 +243,25 @@ final class ClientEngine {
 
   // ---- lifecycle ----
 
+  /**
+   * {@link DdpClient#connect()}: from IDLE, or again after a failure for good; otherwise (running,
+   * or closed) nothing. The manager's every change up to now has arrived: one that gave up has
+   * moved the engine to FAILED already.
+   */
   void start() {
-    if (state == EngineState.CLOSED) {
-      return;
-    }
-    if (state != EngineState.IDLE
-        && manager.status().state() != ReconnectionManager.State.STOPPED) {
+    if (state != EngineState.IDLE && state != EngineState.FAILED) {
       return;
     }
     failure = null;
-    if (state == EngineState.IDLE || state == EngineState.FAILED) {
-      transitionTo(EngineState.WAITING, Cause.of(CloseCodes.NORMAL, "connect()"));
+    transitionTo(EngineState.WAITING, Cause.of(CloseCodes.NORMAL, "connect()"));
+    ReconnectionManager.State m = manager.status().state();
+    if (m != ReconnectionManager.State.IDLE && m != ReconnectionManager.State.STOPPED) {
+      // Someone else started the client's own manager (reconnectionManager().start(...)).
+      fail("the reconnection manager is already in use: " + m, false);
+      return;
     }
-    try {
-      manager.start(attempt -> loop.execute(() -> dialer.dial(attempt)));
-    } catch (IllegalStateException e) {
-      fail("the reconnection manager is already in use: " + e.getMessage(), false);
-    }
+    // The manager calls the connector on the loop (ClientParts): dial at once.
+    manager.start(dialer::dial);
     refreshStatus();
   }
 
@@ -305,7 +294,7 @@ final class ClientEngine {
       onResumed(c);
       return;
     }
-    tracker.sessionResumed(false);
+    status.sessionResumed(false);
     data.sessionResumed(false);
     subs.newSession();
     calls.newSession();
@@ -316,7 +305,7 @@ final class ClientEngine {
     // connection stays as it is until this task has sent what it must.
     listeners.tellEach(listeners.connection, "connection listener",
         l -> l.onConnected(reconnect, false));
-    heartbeat.start(c, dialer.version());
+    heartbeat.start(dialer.version());
     if (!reconnect) {
       // First connection: what was queued goes out in the order the user asked, calls first (a
       // login made before connect() must precede the subscriptions that need it).
@@ -353,14 +342,14 @@ final class ClientEngine {
    * reconnect: re-sent unless noRetry, which failed at the drop).
    */
   private void onResumed(Connection c) {
-    tracker.sessionResumed(true);
+    status.sessionResumed(true);
     data.sessionResumed(true);
     transitionTo(EngineState.CONNECTED, null);
     log.info("{}: resumed the session (DDP {})", name, dialer.version());
     c.attempt().opened();
     listeners.tellEach(listeners.connection, "connection listener",
         l -> l.onConnected(true, true));
-    heartbeat.start(c, dialer.version());
+    heartbeat.start(dialer.version());
     counters.reconnects.incrementAndGet();
     counters.resumes.incrementAndGet();
     resync.resumed();
@@ -424,27 +413,32 @@ final class ClientEngine {
 
   // ---- status ----
 
-  /** Called by the manager on any thread: note the wall-clock retry time now, then hop. */
-  private void onManagerChange(ReconnectStatus s) {
-    Instant retry = tracker.retryTimeOf(s);
-    loop.execute(() -> onManagerStatus(s, retry));
-  }
-
-  private void onManagerStatus(ReconnectStatus s, Instant retry) {
-    if (state == EngineState.CLOSED || !tracker.note(s, retry)) {
+  /**
+   * A change of the manager's, on the loop, in order with the engine's own work: what the engine
+   * asked of the manager in a task arrives after that task. The manager stopping while the client
+   * runs (a close code that stops, too many attempts, a broken backoff, or a stop() of the
+   * user's) is the client giving up; any other change only changes the status. Closed, the last
+   * status stays.
+   */
+  private void onManagerStatus(ReconnectStatus s) {
+    if (state == EngineState.CLOSED) {
       return;
     }
-    if (s.state() == ReconnectionManager.State.STOPPED
-        && state != EngineState.IDLE && state != EngineState.FAILED) {
-      fail(s.reason().isEmpty() ? "stopped" : s.reason(), false);
-      return;
+    status.managerChanged(s);
+    switch (s.state()) {
+      case STOPPED -> {
+        if (state == EngineState.FAILED || state == EngineState.IDLE) {
+          refreshStatus(); // it gave up first (and stopped the manager), or never started
+        } else {
+          fail(s.reason().isEmpty() ? "stopped" : s.reason(), false);
+        }
+      }
+      case IDLE, CONNECTING, CONNECTED, WAITING, HELD -> refreshStatus();
+      default -> throw new AssertionError("Unexpected state: " + s.state());
     }
-    refreshStatus();
   }
 
   private void refreshStatus() {
-    if (state != EngineState.CLOSED) {
-      tracker.refresh(state.isConnected(), state == EngineState.FAILED ? failure : null);
-    }
+    status.refresh(state, failure);
   }
 }

@@ -28,10 +28,18 @@ record ClientParts(
   static ClientParts wire(DdpClientBuilder b, Random jitter) {
     String name = b.name != null ? b.name : "ddp-client-" + COUNTER.incrementAndGet();
     Ticker ticker = b.tickerOrDefault();
+    EventLoop loop = b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.shared(name);
     ReconnectionManager.Builder mb =
         ReconnectionManager.builder()
             .policy(b.reconnectPolicy())
             .scheduler(managerTime(b))
+            // Its connector and listeners on the client's loop, in order with the client's work
+            // (ClientStatus); once the loop is closed, on the thread that made the change.
+            .executor(task -> {
+              if (!loop.execute(task)) {
+                task.run();
+              }
+            })
             .credentialsRefresher(b.credentialsRefresher)
             .name(name);
     if (jitter != null) {
@@ -48,7 +56,6 @@ record ClientParts(
       });
     }
     ReconnectionManager manager = mb.build();
-    EventLoop loop = b.executor != null ? EventLoop.on(name, b.executor) : EventLoop.shared(name);
     TransportFactory transports =
         b.transportFactory != null
             ? b.transportFactory
@@ -61,8 +68,8 @@ record ClientParts(
                 b.maxQueuedCalls, b.maxFrameBytes, b.strictProtocol, b.sessionResumption),
             manager, transports, loop, b.mapper, b.statusListeners);
     engine.listeners.connection.addAll(b.connectionListeners);
-    return new ClientParts(name, manager, loop, engine, new LoopTimers(b.scheduler, loop::execute),
-        new CountDownLatch(1));
+    return new ClientParts(name, manager, loop, engine,
+        new LoopTimers(b.scheduler, loop::execute, loop::isShutdown), new CountDownLatch(1));
   }
 
   /**

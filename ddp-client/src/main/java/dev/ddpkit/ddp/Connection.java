@@ -46,7 +46,7 @@ final class Connection {
   Connection(Attempt attempt, Scheduler scheduler, EventLoop loop, RetiredTransports retired) {
     this.attempt = attempt;
     this.loop = loop;
-    this.timers = new LoopTimers(scheduler, loop::execute);
+    this.timers = new LoopTimers(scheduler, loop::execute, () -> closed);
     this.retired = retired;
   }
 

@@ -12,7 +12,6 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +56,6 @@ public final class DdpClient implements AutoCloseable {
   private final EventLoop loop;
   private final ClientEngine engine;
   private final LoopTimers timers;
-  private final AtomicBoolean closed = new AtomicBoolean();
   private final ClientParts parts;
 
   DdpClient(DdpClientBuilder b) {
@@ -86,7 +84,7 @@ public final class DdpClient implements AutoCloseable {
    * @throws IllegalStateException if the client was closed
    */
   public void connect() {
-    if (closed.get()) {
+    if (closed()) {
       throw new IllegalStateException("client closed: " + name);
     }
     loop.execute(engine::start);
@@ -205,7 +203,7 @@ public final class DdpClient implements AutoCloseable {
    */
   public CompletableFuture<JsonNode> call(String method, List<?> params, CallOptions options) {
     ArrayNode p = requests.callParams(method, params, options);
-    if (closed.get()) {
+    if (closed()) {
       // Not CompletableFuture.failedFuture: Android has it only from API 31.
       CompletableFuture<JsonNode> failed = new CompletableFuture<>();
       failed.completeExceptionally(new DdpException("client closed"));
@@ -215,7 +213,7 @@ public final class DdpClient implements AutoCloseable {
     if (!(loop.inLoop() && engine.collectHookCall(c))) {
       loop.execute(() -> engine.enqueueCall(c));
     }
-    if (closed.get()) {
+    if (closed()) {
       c.future.completeExceptionally(new DdpException("client closed"));
     }
     return c.future;
@@ -239,19 +237,19 @@ public final class DdpClient implements AutoCloseable {
    */
   public Subscription subscribe(String name, List<?> params) {
     SubscriptionImpl s = requests.subscription(name, params, this::unsubscribe);
-    if (closed.get()) {
+    if (closed()) {
       s.markStopped(new DdpException("client closed"));
       return s;
     }
     loop.execute(() -> engine.subscribe(s));
-    if (closed.get()) {
+    if (closed()) {
       s.markStopped(new DdpException("client closed"));
     }
     return s;
   }
 
   private void unsubscribe(SubscriptionImpl s) {
-    if (closed.get()) {
+    if (closed()) {
       return;
     }
     if (loop.inLoop()) {
@@ -325,7 +323,7 @@ public final class DdpClient implements AutoCloseable {
    * attempt count.
    */
   public void networkAvailable() {
-    if (!closed.get()) {
+    if (!closed()) {
       manager.networkAvailable();
     }
   }
@@ -335,14 +333,14 @@ public final class DdpClient implements AutoCloseable {
    * {@link #networkAvailable()}; a connection that is up is left to its heartbeat.
    */
   public void networkLost() {
-    if (!closed.get()) {
+    if (!closed()) {
       manager.networkLost();
     }
   }
 
   /** Tells the client the app went to the background: no dial until {@link #resume()}. */
   public void suspend() {
-    if (!closed.get()) {
+    if (!closed()) {
       manager.suspend();
     }
   }
@@ -353,7 +351,7 @@ public final class DdpClient implements AutoCloseable {
    * while suspended.
    */
   public void resume() {
-    if (!closed.get()) {
+    if (!closed()) {
       manager.resume();
     }
   }
@@ -369,12 +367,12 @@ public final class DdpClient implements AutoCloseable {
    */
   public CompletableFuture<Boolean> checkHealth() {
     CompletableFuture<Boolean> f = new CompletableFuture<>();
-    if (closed.get()) {
+    if (closed()) {
       f.complete(false);
       return f;
     }
     loop.execute(() -> engine.checkHealth(f));
-    if (closed.get()) {
+    if (closed()) {
       f.complete(false);
     }
     return f;
@@ -389,15 +387,23 @@ public final class DdpClient implements AutoCloseable {
    */
   @Override
   public void close() {
-    if (closed.compareAndSet(false, true)) {
+    boolean first =
+        loop.close(
+            () -> {
+              engine.shutdown();
+              parts.shutdownDone().countDown();
+            });
+    if (first) {
       timers.cancelAll();
-      loop.execute(
-          () -> {
-            engine.shutdown();
-            parts.shutdownDone().countDown();
-          });
-      loop.shutdown();
     }
+  }
+
+  /**
+   * Whether {@link #close()} was called: the client's one "closed" fact is its loop's, which takes
+   * no task after the shutdown it ran last. Any thread.
+   */
+  private boolean closed() {
+    return loop.isShutdown();
   }
 
   /**

@@ -203,13 +203,41 @@ final class EventLoop {
   }
 
   /**
-   * Stops accepting tasks; those accepted still run. A reader waiting on the backlog stops
-   * waiting.
+   * Queues {@code last} as the last task and stops accepting tasks, in one step: those accepted
+   * before still run, then {@code last}, then nothing. A reader waiting on the backlog stops
+   * waiting. Returns whether this call closed the loop ({@code false}: it was closed already, and
+   * {@code last} is dropped). The loop's shutdown is the client's one "closed" fact: {@link
+   * #isShutdown()}.
    */
+  boolean close(Runnable last) {
+    synchronized (lock) {
+      if (shutdown) {
+        return false;
+      }
+      queue.add(last);
+      shutdown = true;
+      lock.notifyAll();
+      if (scheduled) {
+        return true;
+      }
+      scheduled = true;
+    }
+    dispatch();
+    return true;
+  }
+
+  /** Stops accepting tasks; those accepted still run. For a loop no client closes (tests). */
   void shutdown() {
     synchronized (lock) {
       shutdown = true;
       lock.notifyAll();
+    }
+  }
+
+  /** Whether the loop was closed: it accepts no more tasks. Any thread. */
+  boolean isShutdown() {
+    synchronized (lock) {
+      return shutdown;
     }
   }
 

@@ -30,7 +30,6 @@ final class Heartbeat {
   private final Duration timeout;
   private final ClientMessages out;
   private final StatsCounters counters;
-  private Connection conn;
   private Cancellable idleTimer;
   private long lastInboundNanos;
   private long inboundCount;
@@ -55,9 +54,12 @@ final class Heartbeat {
     completeProbe(true);
   }
 
-  /** DDP {@code connected} on {@code c}: starts the heartbeat (not for pre1, which has no ping). */
-  void start(Connection c, String version) {
-    conn = c;
+  /**
+   * DDP {@code connected} on the engine's connection: starts the heartbeat (not for pre1, which
+   * has no ping). Its timers are that connection's ({@link ClientEngine#connection()}, read when
+   * they are set: it is the one that is up while they run).
+   */
+  void start(String version) {
     lastInboundNanos = ticker.read();
     if (interval.isZero() || "pre1".equals(version)) {
       return;
@@ -67,14 +69,13 @@ final class Heartbeat {
 
   /** The connection ended: its timers went with it; a pending probe learns it is dead. */
   void stop() {
-    conn = null;
     idleTimer = null;
     completeProbe(false);
   }
 
   private void armIdle(Duration after) {
     cancel(idleTimer);
-    idleTimer = conn.schedule(after, this::onIdleCheck);
+    idleTimer = engine.connection().schedule(after, this::onIdleCheck);
   }
 
   private void onIdleCheck() {
@@ -85,7 +86,7 @@ final class Heartbeat {
     }
     engine.send(out.ping(null));
     long seen = inboundCount;
-    idleTimer = conn.schedule(timeout, () -> onPingTimeout(seen));
+    idleTimer = engine.connection().schedule(timeout, () -> onPingTimeout(seen));
   }
 
   private void onPingTimeout(long seenAtPing) {
@@ -124,7 +125,7 @@ final class Heartbeat {
     }
     probe = result;
     engine.send(out.ping(null));
-    probeTimer = conn.schedule(HEALTH_PING_TIMEOUT, () -> {
+    probeTimer = engine.connection().schedule(HEALTH_PING_TIMEOUT, () -> {
       if (probe != result) {
         return; // answered
       }

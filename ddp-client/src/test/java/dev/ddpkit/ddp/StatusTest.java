@@ -128,6 +128,45 @@ class StatusTest {
   }
 
   @Test
+  void aConnectFromTheFailedListenerStartsAfreshWithNoLateStoppedUndoingIt() {
+    // The manager's STOPPED reaches the loop before the connect() the FAILED status asked for:
+    // the client starts again and stays started (once, a STOPPED delivered late failed it again).
+    try (Harness h = new Harness(b -> {})) {
+      h.client.addStatusListener(st -> {
+        if (st.state() == State.FAILED && h.net.count() == 1) {
+          h.client.connect();
+        }
+      });
+      h.connect("s1").closeFromServer(1008, "policy violation");
+      assertThat(h.net.count()).as("dialed again at once").isEqualTo(2);
+      assertThat(h.client.status().state()).isEqualTo(State.CONNECTING);
+      // (The first CONNECTING is the status from the start: no change, so not told.)
+      assertThat(h.statuses).extracting(DdpStatus::state).containsExactly(
+          State.CONNECTED, State.FAILED, State.CONNECTING);
+      // The last session is named (not resumable after a failure: no count), as after any failure.
+      h.handshake("{'msg':'connect','version':'1','support':['1','pre2','pre1'],'session':'s1'}",
+          "s2");
+      assertThat(h.client.status().state()).isEqualTo(State.CONNECTED);
+    }
+  }
+
+  @Test
+  void theUserStoppingTheManagerFailsTheClientInOrder() {
+    try (Harness h = new Harness()) {
+      h.connect("s1").closeFromServer(1006, "");
+      assertThat(h.client.status().state()).isEqualTo(State.WAITING);
+      h.manager.stop();
+      assertThat(h.client.status().state()).isEqualTo(State.FAILED);
+      assertThat(h.client.status().reason()).isEqualTo("stopped by client");
+      assertThat(h.statuses).extracting(DdpStatus::state).containsExactly(
+          State.CONNECTED, State.WAITING, State.FAILED);
+      h.client.connect();
+      assertThat(h.net.count()).isEqualTo(2);
+      assertThat(h.client.status().state()).isEqualTo(State.CONNECTING);
+    }
+  }
+
+  @Test
   void legacyReopenRetriesAtAFixedInterval() {
     VirtualScheduler time = new VirtualScheduler(Harness.T0);
     InMemoryTransportFactory net = new InMemoryTransportFactory();

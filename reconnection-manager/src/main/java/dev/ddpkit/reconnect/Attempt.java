@@ -43,7 +43,16 @@ public final class Attempt {
    *     stopped, with the failure as its reason)
    */
   public void closed(int code, String reason) {
-    manager.closed(this, code, reason);
+    manager.closed(this, code, reason, /* throwFault= */ true);
+  }
+
+  /**
+   * Reports the close as {@link #closed(int, String)} does, for an owner that follows the
+   * manager's status: a failed {@link Backoff} is not thrown here; the manager stops, and its
+   * STOPPED status gives the failure as its reason.
+   */
+  public void reportClosed(int code, String reason) {
+    manager.closed(this, code, reason, /* throwFault= */ false);
   }
 
   /**
@@ -54,7 +63,7 @@ public final class Attempt {
    */
   public void failed(Throwable error) {
     String what = error == null ? "unknown error" : error.getClass().getSimpleName();
-    manager.closed(this, CloseCodes.ABNORMAL, "failed: " + what);
+    manager.closed(this, CloseCodes.ABNORMAL, "failed: " + what, /* throwFault= */ true);
   }
 
   /** Returns whether this is still the manager's current attempt (no newer one, not stopped). */

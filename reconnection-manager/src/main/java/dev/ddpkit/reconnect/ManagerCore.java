@@ -53,7 +53,7 @@ final class ManagerCore {
     this.credentialsRefresher = b.credentialsRefresher;
     this.name = b.name;
     this.feed = new StatusFeed(b.listeners, b.name);
-    this.deferred = new DeferredActions(lock, b.scheduler);
+    this.deferred = new DeferredActions(lock, b.scheduler, b.executor);
     this.timer = new SingleTimer(b.scheduler);
     this.closes = new CloseHandling(policy, new RetryTiming(policy, b.random, b.name), b.name);
     this.snapshot = snapshotLocked();
@@ -114,8 +114,12 @@ final class ManagerCore {
     deferred.drain();
   }
 
-  /** {@link Attempt#closed(int, String)}: the connection of attempt {@code a} closed. */
-  void closed(Attempt a, int code, String reason) {
+  /**
+   * {@link Attempt#closed(int, String)}: the connection of attempt {@code a} closed. A broken
+   * {@link Backoff} is thrown to the reporter if {@code throwFault}, else only in the STOPPED
+   * status's reason.
+   */
+  void closed(Attempt a, int code, String reason, boolean throwFault) {
     IllegalStateException fault;
     synchronized (lock) {
       if (a != current) {
@@ -125,7 +129,7 @@ final class ManagerCore {
       fault = closedLocked(code, reason);
     }
     deferred.drain();
-    if (fault != null) {
+    if (fault != null && throwFault) {
       throw fault;
     }
   }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Random;
 import java.util.SplittableRandom;
+import java.util.concurrent.Executor;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -128,8 +129,8 @@ public final class ReconnectionManager {
   }
 
   /** {@link Attempt#closed(int, String)}: the connection of attempt {@code a} closed. */
-  void closed(Attempt a, int code, String reason) {
-    core.closed(a, code, reason);
+  void closed(Attempt a, int code, String reason, boolean throwFault) {
+    core.closed(a, code, reason, throwFault);
   }
 
   /** {@link Attempt#isCurrent()}. */
@@ -187,6 +188,7 @@ public final class ReconnectionManager {
     Ticker ticker; // null: the scheduler's nanoTime
     DoubleSupplier random; // null: a SplittableRandom of the manager's own
     Runnable credentialsRefresher = () -> {};
+    Executor executor; // null: on the reporting or the scheduler's thread
     final List<ReconnectListener> listeners = new ArrayList<>();
     String name = "reconnect";
 
@@ -288,6 +290,21 @@ public final class ReconnectionManager {
     @Deprecated
     public Builder random(DoubleSupplier random) {
       this.random = Objects.requireNonNull(random, "random");
+      return this;
+    }
+
+    /**
+     * Runs the connector, the listeners and the credentials refresher on {@code executor} (an
+     * owner's event loop), each change's calls handed to it in the order of the changes before the
+     * call that made the change returns. So an owner whose every report and command comes from
+     * that loop receives each status there in order with its own work: a status of a change it
+     * made arrives after the task that made it, and before any task that task queued. It is meant
+     * for an event loop, which queues what is submitted while one of its tasks runs: a plain
+     * {@code Runnable::run} would call a listener that calls the manager inside itself. Default:
+     * none, the calls run on whichever thread is delivering them (see the class comment).
+     */
+    public Builder executor(Executor executor) {
+      this.executor = Objects.requireNonNull(executor, "executor");
       return this;
     }
 

@@ -161,11 +161,21 @@ public final class VirtualScheduler implements Scheduler, Ticker {
     final VirtualScheduler owner;
     final Runnable runnable;
     /** The task's slot in the heap while it is pending, or -1 once it has run or been cancelled. */
-    int slot = -1;
+    private int slot = -1;
 
     Task(VirtualScheduler owner, Runnable runnable) {
       this.owner = owner;
       this.runnable = runnable;
+    }
+
+    /** The heap put this task in {@code slot} (-1: it left the heap). */
+    void placedIn(int slot) {
+      this.slot = slot;
+    }
+
+    /** The task's slot in the heap, or -1 if it is not in it. */
+    int slot() {
+      return slot;
     }
 
     @Override
@@ -211,7 +221,7 @@ public final class VirtualScheduler implements Scheduler, Ticker {
       // Slots in use == size, so a full heap has no free slot and the next is slots[size].
       int slot = freeCount > 0 ? freeSlots[--freeCount] : size;
       slots[slot] = t;
-      t.slot = slot;
+      t.placedIn(slot);
       siftUp(size++, deadline, seq, slot);
     }
 
@@ -232,14 +242,14 @@ public final class VirtualScheduler implements Scheduler, Ticker {
     }
 
     void remove(Task t) {
-      if (t.slot >= 0) {
-        removeAt(indexOfSlot[t.slot]);
+      if (t.slot() >= 0) {
+        removeAt(indexOfSlot[t.slot()]);
       }
     }
 
     private void removeAt(int i) {
       int slot = slotAt[i];
-      slots[slot].slot = -1;
+      slots[slot].placedIn(-1);
       slots[slot] = null;
       freeSlots[freeCount++] = slot;
       int last = --size;

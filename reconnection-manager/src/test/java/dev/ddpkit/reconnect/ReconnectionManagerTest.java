@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -1216,6 +1217,64 @@ class ReconnectionManagerTest {
     assertThat(nineteenth.isCurrent()).isFalse();
     assertThat(clock.pendingTasks()).isZero();
     rec.assertExhausted();
+  }
+
+  @Test
+  void reportClosedTellsABrokenBackoffThroughTheStatusOnly() {
+    // Broken past the attempts the policy's builder probes.
+    ReconnectionManager m = builder().backoff(brokenFrom(20, "throws")).build();
+    m.start(rec);
+    rec.expect("CONNECTING #0", "dial #0 at=0ms");
+    for (int n = 1; n < 20; n++) {
+      rec.attempt().reportClosed(CloseCodes.ABNORMAL, "");
+      rec.expect("WAITING #" + n + " delay=1ms at=" + n + "ms (closed 1006)");
+      clock.advance(ms(1));
+      rec.expect("CONNECTING #" + n + " delay=1ms (closed 1006)", "dial #" + n + " at=" + n + "ms");
+    }
+    Attempt nineteenth = rec.attempt();
+    nineteenth.reportClosed(CloseCodes.ABNORMAL, ""); // no exception: the owner reads the status
+    ReconnectStatus stopped = rec.expectStatus(STOPPED, 20);
+    assertThat(stopped.reason()).startsWith("backoff broken-from-20 ").contains("for attempt 20");
+    assertThat(nineteenth.isCurrent()).isFalse();
+    rec.assertExhausted();
+  }
+
+  @Test
+  void withAnExecutorEveryCallReachesItInTheOrderOfTheChangesBeforeTheReportReturns() {
+    ArrayDeque<Runnable> loop = new ArrayDeque<>();
+    List<String> seen = new ArrayList<>();
+    List<Attempt> dials = new ArrayList<>();
+    ReconnectionManager m =
+        ReconnectionManager.builder().scheduler(clock).random(samples).executor(loop::add)
+            .listener(s -> seen.add(s.state() + " #" + s.attempt())).build();
+    m.start(dials::add);
+    assertThat(seen).as("nothing runs on the reporting thread").isEmpty();
+    assertThat(dials).isEmpty();
+    runAll(loop);
+    assertThat(seen).containsExactly("CONNECTING #0");
+    assertThat(dials).hasSize(1);
+
+    // One task of the owner's loop stops the manager and starts it again: the STOPPED comes
+    // before the new run's CONNECTING, both after the task, none of them late.
+    m.stop();
+    m.start(dials::add);
+    assertThat(seen).hasSize(1);
+    runAll(loop);
+    assertThat(seen).containsExactly("CONNECTING #0", "STOPPED #0", "CONNECTING #0");
+    assertThat(dials).hasSize(2);
+
+    // A timer's change, made on the scheduler's thread, is handed over in order too.
+    dials.get(1).closed(CloseCodes.ABNORMAL, "");
+    clock.advance(ms(2_000));
+    runAll(loop);
+    assertThat(seen).endsWith("WAITING #1", "CONNECTING #1");
+    assertThat(dials).hasSize(3);
+  }
+
+  private static void runAll(ArrayDeque<Runnable> loop) {
+    for (Runnable r; (r = loop.poll()) != null; ) {
+      r.run();
+    }
   }
 
   /** 1 ms until {@code attempt}, then broken {@code how}; named {@code broken-from-<attempt>}. */
