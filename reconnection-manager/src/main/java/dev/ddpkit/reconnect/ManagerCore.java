@@ -30,18 +30,14 @@ final class ManagerCore {
   private final CloseHandling closes;
   private Connector connector;
   private Attempt current;
-  private State state = State.IDLE;
+  /** The state, a connection that stayed up told apart ({@link Phase#STABLE}): its one field. */
+  private Phase phase = Phase.IDLE;
   private int attempt;
   private Duration delay = Duration.ZERO;
   private long nextAttemptAt;
   private int lastCloseCode;
   private String reason = "";
   private final Holds holds = new Holds();
-  /**
-   * Whether the connection has stayed up {@code stableAfter} (CONNECTED only): the counters were
-   * reset then, and a close starts the curve afresh.
-   */
-  private boolean stable;
   private boolean authRefreshUsed;
   private volatile ReconnectStatus snapshot;
 
@@ -74,8 +70,8 @@ final class ManagerCore {
   /** {@link ReconnectionManager#start}. */
   void start(Connector connector) {
     synchronized (lock) {
-      if (state != State.IDLE && state != State.STOPPED) {
-        throw new IllegalStateException("already started: " + state);
+      if (state() != State.IDLE && state() != State.STOPPED) {
+        throw new IllegalStateException("already started: " + state());
       }
       this.connector = connector;
       attempt = 0;
@@ -84,7 +80,6 @@ final class ManagerCore {
       holds.noAppointment();
       lastCloseCode = 0;
       reason = "";
-      stable = false;
       authRefreshUsed = false;
       if (isHeldLocked()) {
         moveLocked(State.HELD);
@@ -102,11 +97,10 @@ final class ManagerCore {
         log.debug("{}: opened() of superseded {} ignored", name, a);
         return;
       }
-      if (state != State.CONNECTING) {
-        log.debug("{}: opened() ignored in state {}", name, state);
+      if (state() != State.CONNECTING) {
+        log.debug("{}: opened() ignored in state {}", name, state());
         return;
       }
-      stable = false;
       reason = "";
       timer.schedule(stableAfter, this::onStable);
       moveLocked(State.CONNECTED);
@@ -176,7 +170,7 @@ final class ManagerCore {
   /** Stops for good: no more dials. The owner closes its socket itself. */
   void stop() {
     synchronized (lock) {
-      if (state == State.STOPPED) {
+      if (state() == State.STOPPED) {
         return;
       }
       timer.cancel();
@@ -195,15 +189,15 @@ final class ManagerCore {
    * the reporter to throw, or null.
    */
   private IllegalStateException closedLocked(int code, String why) {
-    if (state != State.CONNECTING && state != State.CONNECTED) {
-      log.debug("{}: closed({}) ignored in state {}", name, code, state);
+    if (state() != State.CONNECTING && state() != State.CONNECTED) {
+      log.debug("{}: closed({}) ignored in state {}", name, code, state());
       return null;
     }
     timer.cancel();
-    CloseHandling.Outcome o = closes.decide(attempt, stable, authRefreshUsed, code, why);
+    CloseHandling.Outcome o =
+        closes.decide(attempt, phase == Phase.STABLE, authRefreshUsed, code, why);
     attempt = o.attempt();
     authRefreshUsed = o.authRefreshUsed();
-    stable = false;
     lastCloseCode = code;
     reason = o.reason();
     applyLocked(o.next());
@@ -265,14 +259,14 @@ final class ManagerCore {
    * timer. Returns whether the state changed (and so was announced).
    */
   private boolean kickLocked(String why) {
-    if (isHeldLocked() || (state != State.WAITING && state != State.HELD)) {
+    if (isHeldLocked() || (state() != State.WAITING && state() != State.HELD)) {
       return false;
     }
     long left = holds.appointmentLeft(ticker.read());
     if (left > 0) {
       log.debug("{}: {}, keeping the server's appointment in {} ms (attempt {})", name, why,
           TimeUnit.NANOSECONDS.toMillis(left), attempt);
-      if (state == State.WAITING) {
+      if (state() == State.WAITING) {
         return false;
       }
       nextAttemptAt = holds.appointmentAt();
@@ -287,7 +281,7 @@ final class ManagerCore {
 
   /** Moves a waiting manager to HELD, dropping its timer; returns whether it moved. */
   private boolean holdLocked() {
-    if (state != State.WAITING) {
+    if (state() != State.WAITING) {
       return false;
     }
     timer.cancel();
@@ -312,7 +306,7 @@ final class ManagerCore {
    * snapshot is refreshed, with no event.
    */
   private void announceFlagsLocked() {
-    if (state == State.IDLE || state == State.STOPPED) {
+    if (state() == State.IDLE || state() == State.STOPPED) {
       snapshot = snapshotLocked();
     } else {
       publishLocked();
@@ -329,9 +323,12 @@ final class ManagerCore {
     deferred.add(() -> dial(c, a));
   }
 
-  /** Moves to {@code next} and publishes it (listeners see a move to the same state too). */
+  /**
+   * Moves to {@code next} and publishes it (listeners see a move to the same state too: a new
+   * attempt while CONNECTING). A move to CONNECTED is to a connection not yet stable.
+   */
   private void moveLocked(State next) {
-    state = next;
+    phase = Phase.of(next);
     if (next == State.STOPPED) {
       current = null; // every report on an attempt made so far is now a no-op
     }
@@ -347,8 +344,45 @@ final class ManagerCore {
 
   private ReconnectStatus snapshotLocked() {
     return new ReconnectStatus(
-        state, attempt, delay, nextAttemptAt, lastCloseCode, reason, holds.networkLost(),
+        state(), attempt, delay, nextAttemptAt, lastCloseCode, reason, holds.networkLost(),
         holds.suspended());
+  }
+
+  private State state() {
+    return phase.state;
+  }
+
+  /**
+   * {@link State} with CONNECTED's two halves apart: a connection up for less than {@code
+   * stableAfter} (a close backs off from the counter as it is), and one that stayed (the counters
+   * were reset then, and a close starts the curve afresh).
+   */
+  private enum Phase {
+    IDLE(State.IDLE),
+    CONNECTING(State.CONNECTING),
+    CONNECTED(State.CONNECTED),
+    STABLE(State.CONNECTED),
+    WAITING(State.WAITING),
+    HELD(State.HELD),
+    STOPPED(State.STOPPED);
+
+    final State state;
+
+    Phase(State state) {
+      this.state = state;
+    }
+
+    /** The phase a move to {@code s} enters (CONNECTED: not stable yet). */
+    static Phase of(State s) {
+      return switch (s) {
+        case IDLE -> IDLE;
+        case CONNECTING -> CONNECTING;
+        case CONNECTED -> CONNECTED;
+        case WAITING -> WAITING;
+        case HELD -> HELD;
+        case STOPPED -> STOPPED;
+      };
+    }
   }
 
   private boolean isHeldLocked() {
@@ -360,7 +394,7 @@ final class ManagerCore {
   private void onTimer(long gen) {
     synchronized (lock) {
       // A timer that lost a race with a cancel must not dial: the generation tells.
-      if (!timer.isCurrent(gen) || state != State.WAITING) {
+      if (!timer.isCurrent(gen) || state() != State.WAITING) {
         return;
       }
       timer.fired();
@@ -371,11 +405,11 @@ final class ManagerCore {
 
   private void onStable(long gen) {
     synchronized (lock) {
-      if (!timer.isCurrent(gen) || state != State.CONNECTED) {
+      if (!timer.isCurrent(gen) || state() != State.CONNECTED) {
         return;
       }
       timer.fired();
-      stable = true;
+      phase = Phase.STABLE; // still CONNECTED to the listeners: no move, a publish
       attempt = 0;
       authRefreshUsed = false;
       delay = Duration.ZERO;
@@ -389,7 +423,7 @@ final class ManagerCore {
       // Superseded between being queued and now (a listener called stop(), another thread
       // reported a close): calling the connector would open a socket whose every report is
       // then ignored.
-      if (a != current || state != State.CONNECTING) {
+      if (a != current || state() != State.CONNECTING) {
         log.debug("{}: dial of {} superseded, not calling the connector", name, a);
         return;
       }
@@ -401,7 +435,7 @@ final class ManagerCore {
       synchronized (lock) {
         // Only while the attempt is still dialing: a connector that reported opened() before it
         // threw has a connection, and one that reported its close has been dealt with.
-        if (a == current && state == State.CONNECTING) {
+        if (a == current && state() == State.CONNECTING) {
           // A broken backoff has stopped the manager and logged it; nobody to throw it to here.
           closedLocked(
               CloseCodes.ABNORMAL, "connect failed: " + e.getClass().getSimpleName());
