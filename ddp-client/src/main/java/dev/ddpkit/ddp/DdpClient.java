@@ -103,8 +103,9 @@ public final class DdpClient implements AutoCloseable {
   /**
    * Returns the client's own reconnection manager, made from its {@link
    * DdpClientBuilder#reconnection policy}: for its status and listeners ({@link
-   * ReconnectionManager#addListener}). The client drives it; the network and lifecycle reports have
-   * their own methods here ({@link #networkLost()}, {@link #suspend()}, ...).
+   * ReconnectionManager#addListener}, called on the client's event loop, in the order of the
+   * manager's changes). The client drives it; the network and lifecycle reports have their own
+   * methods here ({@link #networkLost()}, {@link #suspend()}, ...).
    */
   public ReconnectionManager reconnectionManager() {
     return manager;

@@ -35,7 +35,9 @@ import java.util.function.DoubleSupplier;
  * closed}), so a late callback from an old socket is never charged to the current one and cannot
  * start a second timer. The connector and the listeners run one at a time, in the order of the changes, on
  * whichever thread is delivering them (the reporting thread or the scheduler's); a report made
- * while another thread is delivering returns at once and its events follow in order. A queued
+ * while another thread is delivering returns at once and its events follow in order. With an
+ * {@linkplain Builder#executor executor} they run there instead, handed over before the report
+ * returns. A queued
  * dial that was overtaken (by a stop, by a close) before it ran is dropped, not made.
  */
 public final class ReconnectionManager {
