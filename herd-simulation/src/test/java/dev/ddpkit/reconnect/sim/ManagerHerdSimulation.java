@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Random;
 import java.util.SplittableRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,9 +83,14 @@ final class ManagerHerdSimulation {
               .closePolicy(closePolicy)
               .stableAfter(STABLE_AFTER)
               .scheduler(clock)
-              .ticker(clock)
-              // A lambda, not random::nextDouble: that names RandomGenerator (Android 35+).
-              .random(() -> random.nextDouble())
+              // The manager's one randomness type, drawing the client's own stream, as the
+              // simulation does: the same samples in the same order.
+              .random(new Random() {
+                @Override
+                public double nextDouble() {
+                  return random.nextDouble();
+                }
+              })
               .name("herd-" + i)
               .build();
     }
