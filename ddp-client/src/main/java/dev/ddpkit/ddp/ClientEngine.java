@@ -355,10 +355,11 @@ final class ClientEngine {
     resync.resumed();
     subs.resumed();
     calls.send();
-    // Connected now, in this task: the manager's own change (opened() above) comes back through
-    // the loop's queue, behind every other client's work on a shared pool (hundreds of ms when a
-    // whole herd resumes at once); its snapshot then changes nothing.
-    onManagerStatus(manager.status(), null);
+    // Connected now, in this task: the manager's own change (opened() above) is queued on the
+    // loop, behind every other client's work on a shared pool (hundreds of ms when a whole herd
+    // resumes at once). Its snapshot, read here right after the change this task made, is that
+    // change; when the queued one arrives it changes nothing.
+    onManagerStatus(manager.status());
   }
 
   // ---- the user's requests ----
