@@ -1,0 +1,367 @@
+package dev.ddpkit.chat.bench;
+
+import dev.ddpkit.chat.bench.AbuseCommand.Codes;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The attacks of the {@link AbuseCommand}, each on raw sockets from loopback addresses of its own;
+ * each runs until told to stop and says what it met (close codes, answers, sockets dropped).
+ */
+final class Attacks {
+  static final int METHOD = 0;
+  static final int LOGIN = 1;
+  static final int SUB = 2;
+
+  private final AbuseCommand run;
+
+  Attacks(AbuseCommand run) {
+    this.run = run;
+  }
+
+  /** {@code n} threads running {@code body} until {@code stop}; returns once all have ended. */
+  private static void parallel(int n, AtomicBoolean stop, Body body) throws InterruptedException {
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      int k = i;
+      Thread t = new Thread(() -> {
+        while (!stop.get()) {
+          try {
+            body.once(k);
+          } catch (IOException e) {
+            // the server closed or reset this socket: the next round makes another
+          }
+        }
+      }, "abuse-" + i);
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+  }
+
+  /** One round of an attacker thread. */
+  interface Body {
+    void once(int thread) throws IOException;
+  }
+
+  String neverEnding(AtomicBoolean stop) throws Exception {
+    InetAddress from = run.freshAddress();
+    Codes codes = new Codes();
+    AtomicLong maxSent = new AtomicLong();
+    AtomicLong sockets = new AtomicLong();
+    byte[] fragment = new byte[64 * 1024];
+    java.util.Arrays.fill(fragment, (byte) 'x');
+    byte[] first = RawPeer.maskedFrame(RawPeer.TEXT, false, fragment);
+    byte[] next = RawPeer.maskedFrame(0, false, fragment);
+    parallel(4, stop, k -> {
+      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+        sockets.incrementAndGet();
+        long sent = 0;
+        long start = System.nanoTime();
+        boolean closed = false;
+        try {
+          p.write(first);
+          sent += fragment.length;
+          while (!stop.get() && sent < (256L << 20)) {
+            p.write(next);
+            sent += fragment.length;
+            pace(start, sent);
+          }
+          p.flush();
+        } catch (IOException e) {
+          closed = true; // the server closed while we were sending: what we sent is the measure
+        }
+        maxSent.accumulateAndGet(sent, Math::max);
+        codes.add(closed || !stop.get() ? p.awaitClose() : Codes.STOPPED);
+      }
+    });
+    return sockets + " sockets at " + (BYTES_PER_SECOND >> 20) + " MiB/s each, each closed having"
+        + " written at most " + (maxSent.get() >> 10)
+        + " KiB into its socket (serve's limit: 1024 KiB; the rest sat in the kernel's buffers);"
+        + " closes: " + codes;
+  }
+
+  String oversized(AtomicBoolean stop) throws Exception {
+    InetAddress from = run.freshAddress();
+    Codes codes = new Codes();
+    byte[] chunk = new byte[64 * 1024];
+    parallel(4, stop, k -> {
+      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+        try {
+          p.header(RawPeer.TEXT, true, true, 100L << 20);
+          p.write(new byte[] {1, 2, 3, 4});
+          long start = System.nanoTime();
+          for (int i = 0; i < 16; i++) {
+            p.write(chunk);
+            pace(start, (i + 1L) * chunk.length);
+          }
+          p.flush();
+        } catch (IOException e) {
+          // closed from the header alone
+        }
+        codes.add(p.awaitClose());
+      }
+    });
+    return "4 sockets at " + (BYTES_PER_SECOND >> 20) + " MiB/s each; closes: " + codes;
+  }
+
+  /** Connections that each send one frame and are closed for it. */
+  String oneFrameEach(AtomicBoolean stop, byte[] payload, int opcode) throws Exception {
+    return eachConnection(stop, p -> p.frame(opcode, true, true, payload));
+  }
+
+  String nonObjects(AtomicBoolean stop) throws Exception {
+    String[] frames = {"[1,2,3]", "42", "\"x\"", "null"};
+    AtomicLong n = new AtomicLong();
+    return eachConnection(stop, p -> p.frame(RawPeer.TEXT, true, true,
+        frames[(int) (n.getAndIncrement() % frames.length)].getBytes(StandardCharsets.UTF_8)));
+  }
+
+  String unmasked(AtomicBoolean stop) throws Exception {
+    byte[] ping = "{\"msg\":\"ping\"}".getBytes(StandardCharsets.UTF_8);
+    return eachConnection(stop, p -> p.frame(RawPeer.TEXT, true, false, ping));
+  }
+
+  /** What one connection sends before it waits for the server's close. */
+  interface Send {
+    void on(RawPeer p) throws IOException;
+  }
+
+  private String eachConnection(AtomicBoolean stop, Send send) throws Exception {
+    InetAddress from = run.freshAddress();
+    Codes codes = new Codes();
+    parallel(2, stop, k -> {
+      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+        send.on(p);
+        p.flush();
+        codes.add(p.awaitClose());
+      }
+    });
+    return "closes: " + codes;
+  }
+
+  String idleBeforeUpgrade(AtomicBoolean stop) throws Exception {
+    InetAddress from = run.freshAddress();
+    List<RawPeer> peers = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      RawPeer p = RawPeer.tcp(run.url(), from, 0);
+      if (i % 2 == 0) {
+        p.write(RawPeer.upgradeRequest(run.url(), 40));
+        p.flush();
+      }
+      peers.add(p);
+    }
+    long opened = System.nanoTime();
+    while (!stop.get()) {
+      Thread.sleep(50);
+    }
+    int closed = 0;
+    for (RawPeer p : peers) {
+      closed += p.closedByServer(100) ? 1 : 0;
+      p.close();
+    }
+    return "200 sockets (100 silent, 100 with half an upgrade request): " + closed
+        + " closed by the server within " + (System.nanoTime() - opened) / 1_000_000
+        + " ms (serve's upgrade deadline: 5 s)";
+  }
+
+  String nonReaders(AtomicBoolean stop) throws Exception {
+    InetAddress from = run.freshAddress();
+    String ping = "{\"msg\":\"ping\",\"id\":\"" + "p".repeat(60_000) + "\"}";
+    List<RawPeer> peers = new ArrayList<>();
+    AtomicLong pings = new AtomicLong();
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      RawPeer p = RawPeer.ddp(run.url(), from, 4096);
+      peers.add(p);
+      Thread t = new Thread(() -> {
+        try {
+          while (!stop.get()) {
+            p.sendText(ping); // and never read the pongs
+            pings.incrementAndGet();
+          }
+        } catch (IOException e) {
+          // dropped by the server
+        }
+      }, "abuse-non-reader");
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+    }
+    while (!stop.get()) {
+      Thread.sleep(50);
+    }
+    int dropped = 0;
+    for (RawPeer p : peers) {
+      dropped += p.closedByServer(100) ? 1 : 0;
+      p.close();
+    }
+    for (Thread t : threads) {
+      t.join(5_000);
+    }
+    return "10 clients never reading, pinging with 60 KB ids (" + pings + " pings, "
+        + (pings.get() * 60_000 >> 20) + " MiB of pongs asked for): " + dropped
+        + " dropped by the server (serve's send-queue bound: 4 MiB)";
+  }
+
+  String flood(AtomicBoolean stop, int kind) throws Exception {
+    InetAddress from = run.freshAddress();
+    AtomicLong sent = new AtomicLong();
+    AtomicLong limited = new AtomicLong();
+    AtomicLong answered = new AtomicLong();
+    parallel(4, stop, k -> {
+      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+        if (kind != LOGIN) {
+          p.sendText(login("carol", "carol-pw", "l"));
+          p.nextResult();
+        }
+        Thread reader = new Thread(() -> {
+          try {
+            while (true) {
+              String t = p.nextText();
+              if (t.startsWith("close ")) {
+                return;
+              }
+              answered.incrementAndGet();
+              if (t.contains("too-many-requests")) {
+                limited.incrementAndGet();
+              }
+            }
+          } catch (IOException e) {
+            // closed
+          }
+        }, "abuse-flood-reader");
+        reader.setDaemon(true);
+        reader.start();
+        int burst = kind == LOGIN ? 50 : 500;
+        for (int i = 0; i < burst && !stop.get(); i++) {
+          String id = "f" + k + "-" + i;
+          p.sendText(switch (kind) {
+            case METHOD -> i % 2 == 0
+                ? "{\"msg\":\"method\",\"id\":\"" + id + "\",\"method\":\"loadHistory\","
+                    + "\"params\":[\"general\",null,1,null]}"
+                : "{\"msg\":\"method\",\"id\":\"" + id + "\",\"method\":\"no-such-method\","
+                    + "\"params\":[]}";
+            case LOGIN -> login("carol", "carol-pw", id);
+            default -> i % 2 == 0
+                ? "{\"msg\":\"sub\",\"id\":\"s" + k + "\",\"name\":\"stream-room-messages\","
+                    + "\"params\":[\"general\",{\"useCollection\":false,\"args\":[]}]}"
+                : "{\"msg\":\"unsub\",\"id\":\"s" + k + "\"}";
+          });
+          sent.incrementAndGet();
+        }
+        // Read what the server answers to the burst before the next connection (bounded).
+        long deadline = System.nanoTime() + 3_000_000_000L;
+        while (answered.get() < sent.get() && !stop.get() && System.nanoTime() < deadline) {
+          sleepQuietly(20);
+        }
+      }
+    });
+    return sent + " sent, " + answered + " answers read, " + limited + " of them too-many-requests";
+  }
+
+  String connectionFlood(AtomicBoolean stop) throws Exception {
+    InetAddress from = run.freshAddress();
+    AtomicLong connected = new AtomicLong();
+    AtomicLong refused = new AtomicLong();
+    parallel(8, stop, k -> {
+      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+        connected.incrementAndGet();
+      } catch (IOException e) {
+        refused.incrementAndGet();
+      }
+    });
+    return connected + " dials connected (DDP connected, then dropped), " + refused + " refused";
+  }
+
+  String guessing(AtomicBoolean stop) throws Exception {
+    InetAddress from = run.freshAddress();
+    AtomicLong wrong = new AtomicLong();
+    AtomicLong limited = new AtomicLong();
+    AtomicLong n = new AtomicLong();
+    parallel(1, stop, k -> {
+      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+        for (int i = 0; i < 5 && !stop.get(); i++) {
+          p.sendText(login("alice", "guess-" + n.incrementAndGet(), "g" + i));
+          String answer = p.nextResult();
+          if (answer.contains("too-many-requests")) {
+            limited.incrementAndGet();
+          } else if (answer.contains("403")) {
+            wrong.incrementAndGet();
+          }
+        }
+      }
+    });
+    String alice;
+    try (RawPeer p = RawPeer.ddp(run.url(), run.freshAddress())) {
+      p.sendText(login("alice", "alice-pw", "real"));
+      alice = p.nextResult().contains("\"token\"") ? "logged in at once" : "REFUSED";
+    }
+    return n + " guesses: " + wrong + " answered 403, " + limited
+        + " too-many-requests; alice from another address right after: " + alice;
+  }
+
+  String twoThousand(AtomicBoolean stop) throws Exception {
+    List<RawPeer> peers = new ArrayList<>();
+    int failed = 0;
+    for (int a = 0; a < 8; a++) {
+      InetAddress from = run.freshAddress();
+      for (int i = 0; i < 250; i++) {
+        try {
+          peers.add(RawPeer.ddp(run.url(), from));
+        } catch (IOException e) {
+          failed++;
+        }
+      }
+    }
+    int held = peers.size();
+    while (!stop.get()) {
+      Thread.sleep(50);
+    }
+    int closed = 0;
+    for (RawPeer p : peers) {
+      closed += p.closedByServer(1) ? 1 : 0;
+      p.close();
+    }
+    return held + " DDP sessions open at once (" + failed + " failed to open), " + closed
+        + " closed by the server while held";
+  }
+
+  /**
+   * Holds a bulk sender to {@link #BYTES_PER_SECOND}. Unpaced, 4 sockets on loopback push several
+   * hundred MB/s, and the kernel's loopback work on a 2-core box then starves every process on it
+   * (the abuse run's own JVM did not answer {@code jstack} for 10 s): a measure of the box, not
+   * of the server. Paced, 4 sockets send what the issue's attack sent (4.5 GiB in 65 s).
+   */
+  private static void pace(long startNanos, long sent) {
+    long due = startNanos + sent * 1_000_000_000L / BYTES_PER_SECOND;
+    long ahead = due - System.nanoTime();
+    if (ahead > 1_000_000) {
+      sleepQuietly(ahead / 1_000_000);
+    }
+  }
+
+  /** A bulk sender's rate: 16 MiB/s a socket, 64 MiB/s for the 4 sockets of a phase. */
+  static final long BYTES_PER_SECOND = 16L << 20;
+
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis); // pacing a flood's reads, not a synchronisation
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  static String login(String user, String password, String id) {
+    return "{\"msg\":\"method\",\"id\":\"" + id + "\",\"method\":\"login\",\"params\":[{\"user\":"
+        + "{\"username\":\"" + user + "\"},\"password\":\"" + password + "\"}]}";
+  }
+}
