@@ -24,7 +24,7 @@ ROWS=()
 BENCH_QUICK="throughput sim-hints sweep footprint recovery"
 BENCH_ALL="throughput jmh footprint recovery blip real-hints real-wave demo sim-real sim-speed sim-hints sweep sweep-1m rooms"
 REL_QUICK="chaos-short flapping security"
-REL_ALL="chaos-short flapping security chaos-10m fuzz jazzer chaos-hour"
+REL_ALL="chaos-short flapping security chaos-10m fuzz jazzer chaos-hour abuse"
 
 # One row of the page's table; SECTION (set by each measure) is its link to the detail section.
 row() { ROWS+=("| $1 | $2 | $3 | $4 | ${SECTION:-} | $5 |"); }
@@ -401,6 +401,21 @@ m_chaos_short() {
   run chaos-short $(chaos_cmd 30s)
   chaos_report "$OUT/chaos-short.txt"
   chaos_rows "$OUT/chaos-short.txt" "short chaos run (50 clients, 30 s, 10 restarts)" "\`$(chaos_cmd 30s)\`"
+}
+
+# The abuse run (issue 23): every phase's pass, the p99 and heap ranges, the client side's close.
+m_abuse() {
+  SECTION="[abuse run](#the-abuse-run-issue-23)"
+  run abuse scripts/abuse.sh
+  local f="$OUT/abuse.txt" phases passed p99 heap client
+  phases=$(grep -cE ' (PASS|FAIL)$' "$f" || true)
+  passed=$(grep -cE ' PASS$' "$f" || true)
+  p99=$(awk '$NF ~ /^(PASS|FAIL)$/ && $(NF-5) ~ /^[0-9]+$/ { v = $(NF-3); if (min == "" || v < min) min = v; if (v > max) max = v } END { print min "-" max }' "$f")
+  heap=$(awk '$NF ~ /^(PASS|FAIL)$/ && $(NF-5) ~ /^[0-9]+$/ { v = $(NF-2); if (min == "" || v < min) min = v; if (v > max) max = v } END { print min "-" max }' "$f")
+  client=$(sed -n 's/.*\(client closed with [0-9]* after [0-9]* MiB streamed\).*/\1/p' "$f" | head -1)
+  row "abuse run: phases passed (server up, 0 lost, p99 < 2 s, heap bounded); p99 ms; heap after GC MiB; client side" \
+    "$(orq "$passed") of $(orq "$phases"); $(orq "$p99"); $(orq "$heap"); $(orq "$client")" \
+    "every phase; 1009 before 32 MiB" "" "\`flock /work/bench.lock scripts/abuse.sh\`"
 }
 
 m_chaos_10m() {
