@@ -1,6 +1,5 @@
 package dev.ddpkit.chat.bench;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -85,7 +84,7 @@ final class HostileServer implements AutoCloseable {
     DataInputStream in = new DataInputStream(s.getInputStream());
     OutputStream out = s.getOutputStream();
     String key = null;
-    for (String line : readHead(in).split("\r\n")) {
+    for (String line : RawPeer.readHead(in).split("\r\n")) {
       if (line.toLowerCase(java.util.Locale.ROOT).startsWith("sec-websocket-key:")) {
         key = line.substring(line.indexOf(':') + 1).trim();
       }
@@ -168,20 +167,6 @@ final class HostileServer implements AutoCloseable {
     } catch (IOException e) {
       // one side ended
     }
-  }
-
-  private static String readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int matched = 0;
-    while (matched < 4) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("connection closed during the upgrade");
-      }
-      head.write(b);
-      matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
-    }
-    return head.toString(StandardCharsets.US_ASCII);
   }
 
   private static String accept(String key) {

@@ -232,6 +232,12 @@ final class RawPeer implements AutoCloseable {
   }
 
   private String readHead() throws IOException {
+    String h = readHead(in);
+    return h.substring(0, h.indexOf('\r'));
+  }
+
+  /** An HTTP head, up to and including its blank line, read a byte at a time from {@code in}. */
+  static String readHead(java.io.InputStream in) throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();
     int matched = 0;
     while (matched < 4) {
@@ -242,8 +248,7 @@ final class RawPeer implements AutoCloseable {
       head.write(b);
       matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
     }
-    String h = head.toString(StandardCharsets.US_ASCII);
-    return h.substring(0, h.indexOf('\r'));
+    return head.toString(StandardCharsets.US_ASCII);
   }
 
   @Override
