@@ -72,7 +72,7 @@ final class CatchUps {
   /** Whether catch-ups go in cursor pages: see the class doc. */
   private boolean paged;
   /** The {@code lastUpdate} calls of this connection not answered, or lost with it. */
-  private final Set<Object> lastUpdateDue = new HashSet<>();
+  private final Set<CompletableFuture<JsonNode>> lastUpdateDue = new HashSet<>();
   /** The paged catch-up of each room that has one under way. */
   private final Map<Room, Pages> pages = new HashMap<>();
 
@@ -312,7 +312,7 @@ final class CatchUps {
       return;
     }
     List<Object> params;
-    Object call = new Object(); // its place in lastUpdateDue
+    boolean lastUpdate = false;
     if (method.equals(HISTORY)) {
       int limit = session.settings.historyLimit();
       params = Arrays.asList(room.rid, null, limit > 0 ? limit : Settings.FALLBACK_HISTORY, null);
@@ -324,18 +324,21 @@ final class CatchUps {
         params = List.of(room.rid, pagesOf(room).request());
       } else {
         params = List.of(room.rid, Map.of("lastUpdate", syncSince(room)));
-        lastUpdateDue.add(call);
+        lastUpdate = true;
       }
     } else {
       session.counters.catchUp();
       params = List.of(room.rid, since(room)); // {"$date": millis} on the wire
     }
     CompletableFuture<JsonNode> answer = session.call(method, params);
-    answer.whenComplete((result, error) -> {
-      if (error == null || Refusal.of(error, true).kind() != Refusal.Kind.LOST) {
-        lastUpdateDue.remove(call); // answered: whatever the connection's end, not too big
-      }
-    });
+    if (lastUpdate) {
+      lastUpdateDue.add(answer);
+      answer.whenComplete((result, error) -> {
+        if (error == null || Refusal.of(error, true).kind() != Refusal.Kind.LOST) {
+          lastUpdateDue.remove(answer); // answered: whatever the connection's end, not too big
+        }
+      });
+    }
     // Cancelled by forget (the room's stream gone, the room left) and with the login.
     room.fetchCall = session.scope().watch(answer, (result, error) -> {
       room.fetchCall = null;
@@ -381,8 +384,7 @@ final class CatchUps {
         return;
       }
       pages.remove(room);
-      session.emitEvents(room.timeline.complete(room.catchUp, page.updated, page.deleted));
-      room.catchUp = null;
+      complete(room, page.updated, page.deleted, false);
       session.status.refresh();
       return;
     }
@@ -394,8 +396,7 @@ final class CatchUps {
           result == null ? null : result.get("deleted"), bad);
       session.counters.malformed(bad[0]);
       room.fetchAttempts = 0;
-      session.emitEvents(room.timeline.complete(room.catchUp, fetched, deletions));
-      room.catchUp = null;
+      complete(room, fetched, deletions, false);
       session.status.refresh();
       return;
     }
@@ -453,7 +454,13 @@ final class CatchUps {
   }
 
   private void complete(Room room, List<ChatMessage> fetched, boolean history) {
-    List<RoomEvent> show = room.timeline.complete(room.catchUp, fetched, Map.of());
+    complete(room, fetched, Map.of(), history);
+  }
+
+  /** Ends the room's catch-up with what it fetched, and shows what that releases. */
+  private void complete(Room room, List<ChatMessage> fetched, Map<String, Instant> deletions,
+      boolean history) {
+    List<RoomEvent> show = room.timeline.complete(room.catchUp, fetched, deletions);
     room.catchUp = null;
     if (history) {
       room.timeline.markHistoryLoaded();
