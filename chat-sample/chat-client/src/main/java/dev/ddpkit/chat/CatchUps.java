@@ -526,15 +526,15 @@ final class CatchUps {
             .orElse(next);
         long last = MessageParser.timestamp(list.get(n - 1).get(field)).map(Instant::toEpochMilli)
             .orElse(next);
-        if (last <= next) {
-          return false; // no progress: a server that does not page as Rocket.Chat does
+        if (last > next) {
+          if (first == last && n >= count && count < MAX_PAGE) {
+            count = Math.min(2 * count, MAX_PAGE);
+          } else {
+            next = first == last ? last : last - 1;
+          }
+          return true;
         }
-        if (first == last && n >= count && count < MAX_PAGE) {
-          count = Math.min(2 * count, MAX_PAGE);
-        } else {
-          next = first == last ? last : last - 1;
-        }
-        return true;
+        // No progress (a server that does not page as Rocket.Chat does): this kind ends here.
       }
       if (!deletions) {
         deletions = true;

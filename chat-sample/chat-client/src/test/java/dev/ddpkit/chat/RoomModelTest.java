@@ -195,6 +195,28 @@ class RoomModelTest {
   }
 
   @Test
+  void anUpdatedPageThatMakesNoProgressStillLeavesTheDeletionsToAsk() {
+    try (ChatHarness h = joined(b -> b)) {
+      h.reconnect();
+      joinedAgain(h);
+      h.expect("messages/get r1");
+      h.end().closeFromServer(1009, "message over the frame limit");
+      h.advance(Duration.ofSeconds(1));
+      h.accept();
+      joinedAgain(h);
+      Frame updated = h.expect("messages/get r1");
+      assertThat(pageAsked(updated)).isEqualTo("UPDATED 1000 " + CatchUps.PAGE);
+      // A cursor that does not move past where the page began: no further UPDATED page.
+      h.result(updated, page(List.of(edited("r1", "m1", "one!", 1000, 1000)), Map.of(), "1000"));
+      Frame deleted = h.expect("messages/get r1");
+      assertThat(pageAsked(deleted)).isEqualTo("DELETED 1000 " + CatchUps.PAGE);
+      h.result(deleted, page(List.of(), Map.of("m1", 1500L), null));
+      assertThat(view(h)).isEmpty();
+      assertThat(h.recorder.changes).containsExactly("deleted m1");
+    }
+  }
+
+  @Test
   void aCloseWith1009WhileNoLastUpdateIsDueChangesNothing() {
     try (ChatHarness h = joined(b -> b)) {
       h.end().closeFromServer(1009, "some other message too big");
