@@ -51,7 +51,8 @@ final class EventLoop {
   private final ArrayDeque<Runnable> queue = new ArrayDeque<>(); // guarded by lock
   private boolean scheduled; // guarded by lock: a drain is submitted or running
   private boolean shutdown; // guarded by lock
-  private int waiters; // guarded by lock: readers waiting on the backlog, awaitTermination
+  private int backlogWaiters; // guarded by lock: readers waiting for the backlog to shrink
+  private int waiters; // guarded by lock: callers of awaitTermination
   private Thread runner; // guarded by lock: the thread running a drain, if any
   private volatile boolean warnedRejected; // one warning per loop, then debug
 
@@ -143,7 +144,7 @@ final class EventLoop {
    */
   private void awaitBacklog() {
     log.debug("{}: {} tasks queued; the socket's reader waits for the loop", name, queue.size());
-    waiters++;
+    backlogWaiters++;
     try {
       while (queue.size() > MAX_QUEUED / 2 && scheduled && !shutdown) {
         lock.wait();
@@ -151,7 +152,7 @@ final class EventLoop {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // stop waiting; the task still runs in its turn
     } finally {
-      waiters--;
+      backlogWaiters--;
     }
   }
 
@@ -171,13 +172,18 @@ final class EventLoop {
       Runnable task;
       synchronized (lock) {
         task = queue.poll();
-        if (waiters > 0) {
-          lock.notifyAll(); // a reader waiting on the backlog, or awaitTermination
-        }
         if (task == null) {
           scheduled = false;
           runner = null;
+          if (waiters > 0 || backlogWaiters > 0) {
+            lock.notifyAll(); // awaitTermination, or a reader that waited on the backlog
+          }
           return;
+        }
+        if (backlogWaiters > 0 && queue.size() <= MAX_QUEUED / 2) {
+          // Only once the backlog is down to what the reader waits for: waking it at every task
+          // cost both threads a wake-up per frame, for a reader that went back to waiting.
+          lock.notifyAll();
         }
         if (shared && ran == BATCH) {
           queue.addFirst(task); // still scheduled: no other drain starts meanwhile

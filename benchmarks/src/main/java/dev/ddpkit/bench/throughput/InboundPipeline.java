@@ -90,6 +90,11 @@ public final class InboundPipeline implements AutoCloseable {
     server.push(frame);
   }
 
+  /** Hands one server frame to the client as its UTF-8 bytes, as the WebSocket transport does. */
+  public void pushUtf8(byte[] utf8) {
+    server.pushUtf8(utf8);
+  }
+
   /** Returns how many messages reached the sink. */
   public long delivered() {
     return delivered;

@@ -52,6 +52,18 @@ public final class StubServer implements TransportFactory {
     l.onMessage(frame);
   }
 
+  /**
+   * Hands one server frame to the client as its UTF-8 bytes, as the WebSocket transport does
+   * (the array is the client's from then on).
+   */
+  public void pushUtf8(byte[] utf8) {
+    TransportListener l = client;
+    if (l == null) {
+      throw new IllegalStateException("no client connected");
+    }
+    l.onText(utf8, 0, utf8.length);
+  }
+
   private static void answer(TransportListener listener, String text) {
     JsonNode m;
     try {
