@@ -49,6 +49,8 @@ final class DdpHandler {
   private final Arrivals arrivals;
   private final HeldSessions held;
   private final Ticker ticker;
+  /** The socket server, once attached (null in tests that drive the handler without one). */
+  private volatile Endpoint endpoint;
 
   DdpHandler(ChatStore store, Secrets secrets, Counters counters, ServerConfig cfg,
       Scheduler scheduler) {
@@ -63,7 +65,7 @@ final class DdpHandler {
     this.methods = new MethodCalls(logins, chat, new MessageEdits(store), new MessagesGet(store),
         cfg.compatibility, rateLimiter, counters, cfg.faults);
     this.liveness = new Liveness(sessions, counters, cfg, scheduler);
-    this.sendQueues = new SendQueues(sessions, counters, cfg.maxSendQueueBytes);
+    this.sendQueues = new SendQueues(counters, cfg.maxSendQueueBytes);
     // Built with the handler, when the server starts: the admission's bucket is empty then.
     this.arrivals = new Arrivals(cfg, counters, sessions, scheduler, this::handle);
     this.held = new HeldSessions(cfg.sessionGrace, cfg.sessionQueueLimit, scheduler, counters,
@@ -72,6 +74,7 @@ final class DdpHandler {
   }
 
   void attach(Endpoint endpoint) {
+    this.endpoint = endpoint;
     subscriptions.attach(endpoint);
   }
 
@@ -433,10 +436,15 @@ final class DdpHandler {
 
   // ------------------------------------------------------------------ heartbeat and closing
 
-  /** Sends pings to quiet connections and closes those that did not answer in time. */
-  /** Drops the sockets whose send queue is over the limit (see {@link SendQueues}). */
+  /**
+   * Drops the sockets whose send queue is over the limit (see {@link SendQueues}): of those with
+   * bytes queued at all, which the endpoint knows.
+   */
   void dropSlowReaders() {
-    sendQueues.dropSlowReaders();
+    Endpoint ep = endpoint;
+    if (ep != null) {
+      sendQueues.dropSlowReaders(ep.queuedConnections());
+    }
   }
 
   void heartbeat() {

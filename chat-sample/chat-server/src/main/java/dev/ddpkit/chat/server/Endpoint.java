@@ -4,6 +4,7 @@ import dev.ddpkit.reconnect.Ticker;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -46,6 +47,8 @@ final class Endpoint extends WebSocketServer {
   private int acceptsSincePrune; // the selector thread only
   /** The most sockets one address may hold open, 0 for no cap. */
   private volatile int maxSocketsPerAddress;
+  /** Makes each connection a {@link ServerConnection}; knows those with bytes queued. */
+  private final GatheringChannel.Factory sockets = new GatheringChannel.Factory();
 
   Endpoint(InetSocketAddress address, int workers, int maxFrameBytes, DdpHandler handler,
       String threadPrefix, FatalErrors fatalErrors, Ticker ticker) {
@@ -61,7 +64,7 @@ final class Endpoint extends WebSocketServer {
     }
     setReuseAddr(true); // a restarted server must rebind the same port at once
     setTcpNoDelay(true);
-    setWebSocketFactory(new GatheringChannel.Factory()); // a backlog leaves in few system calls
+    setWebSocketFactory(sockets); // frames written by their sender; a backlog in few system calls
     setConnectionLostTimeout(0); // DDP has its own heartbeat; no extra timer thread
     setDaemon(true);
   }
@@ -105,18 +108,18 @@ final class Endpoint extends WebSocketServer {
    * with {@code key.interestOps(OP_READ)} after finding the out-queue empty, and a frame queued by
    * another thread in between (our sends come from worker, store and timer threads) loses its
    * write interest and sits in the queue until the next send. We re-request write interest for
-   * any connection that still has queued bytes; the timer calls this every few milliseconds.
+   * a connection that still has queued bytes and no write interest; the timer calls this every few
+   * milliseconds. Only the connections that queued bytes are looked at ({@link ServerConnection}
+   * writes to the socket itself when it can and queues only the rest), each until its queue is
+   * empty: none at all while every client reads.
    */
   void flushStalledWrites() {
-    for (WebSocket c : getConnections()) {
-      if (c.hasBufferedData() && !c.isClosed()) {
-        try {
-          onWriteDemand(c);
-        } catch (RuntimeException e) {
-          log.trace("write kick failed", e);
-        }
-      }
-    }
+    sockets.kickStalled(this::onWriteDemand);
+  }
+
+  /** The connections with bytes queued for the selector, as far as the write kick knows. */
+  Collection<ServerConnection> queuedConnections() {
+    return sockets.queued();
   }
 
   @Override

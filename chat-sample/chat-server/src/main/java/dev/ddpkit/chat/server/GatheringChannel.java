@@ -3,11 +3,16 @@ package dev.ddpkit.chat.server;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ByteChannel;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.java_websocket.WebSocket;
 import org.java_websocket.WebSocketAdapter;
 import org.java_websocket.WebSocketImpl;
 import org.java_websocket.WebSocketServerFactory;
@@ -43,6 +48,12 @@ final class GatheringChannel implements ByteChannel {
   private final ByteBuffer[] gathered = new ByteBuffer[MAX_BUFFERS];
   /** Writes made to the socket (system calls); the selector thread's only. */
   private long socketWrites;
+  /** Reads that returned bytes, the end's mark included; the selector thread's only. */
+  private long reads;
+  /** The ordinal (in {@link #reads}) of the read that returned the end's mark; 0 before. */
+  private volatile long endRead;
+  /** Why the stream ended, if by an error (a reset) rather than its end; set before {@link #endRead}. */
+  private volatile IOException failure;
 
   GatheringChannel(SocketChannel socket, SelectionKey key) {
     this.socket = socket;
@@ -94,14 +105,84 @@ final class GatheringChannel implements ByteChannel {
     return before - src.remaining();
   }
 
+  /**
+   * Writes {@code bytes} now from the calling thread (not the selector), as much as the kernel
+   * takes in one system call; the caller queues what is left. Returns false if the socket failed
+   * (nothing more is written; the selector meets the error when it writes the queue).
+   */
+  boolean writeNow(ByteBuffer[] bytes) {
+    try {
+      if (bytes.length == 1) {
+        socket.write(bytes[0]);
+      } else {
+        socket.write(bytes);
+      }
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
   private int plainWrite(ByteBuffer src) throws IOException {
     socketWrites++;
     return socket.write(src);
   }
 
+  /**
+   * Reads as the socket does, but for a {@link ServerConnection} the end of the stream or a
+   * failed read (a reset) is not reported to the selector: it returns one byte, the end's mark,
+   * which the library hands to the connection's worker like any bytes read, and the worker ends
+   * the connection as the selector would have ({@link ServerConnection#decode}); until then every
+   * read returns nothing.
+   *
+   * <p>Why: Java-WebSocket ends a pass of its selector loop at a read's error or end (an exception
+   * out of the pass, or a key cancelled before the pass is done with it), and the next pass starts
+   * over with a new select, which reports every ready socket again. A wave of resets, each ending
+   * a pass, cost a select and a visit of up to 256 ready sockets per reset: 0.2 ms per reset at
+   * 1,000 connections, the largest part of the server's CPU in a network blip. Marked, a pass
+   * goes through all of them, and the ends are handled on the workers in order after whatever the
+   * connection sent before.
+   */
   @Override
   public int read(ByteBuffer dst) throws IOException {
-    return socket.read(dst);
+    if (endRead != 0) {
+      return 0; // the end is on its way to the worker
+    }
+    int n;
+    try {
+      n = socket.read(dst);
+    } catch (IOException e) {
+      if (!(key.attachment() instanceof ServerConnection)) {
+        throw e;
+      }
+      failure = e;
+      n = -1;
+    }
+    if (n < 0 && key.attachment() instanceof ServerConnection && dst.hasRemaining()) {
+      dst.put(END_MARK);
+      endRead = ++reads;
+      return 1;
+    }
+    if (n > 0) {
+      reads++;
+    }
+    return n;
+  }
+
+  /** The byte that stands for the stream's end in the buffer handed to the worker. */
+  private static final byte END_MARK = 0;
+
+  /**
+   * Whether the buffer of read {@code ordinal} (counted from 1, the worker's count of the buffers
+   * it was handed) is the end's mark.
+   */
+  boolean isEnd(long ordinal) {
+    return ordinal == endRead;
+  }
+
+  /** The read's failure that ended the stream, or null if it ended without one. */
+  IOException failure() {
+    return failure;
   }
 
   @Override
@@ -114,16 +195,51 @@ final class GatheringChannel implements ByteChannel {
     socket.close();
   }
 
-  /** Java-WebSocket's default factory, but each accepted socket wrapped in a {@link GatheringChannel}. */
+  /**
+   * Java-WebSocket's default factory, but each accepted socket a {@link ServerConnection} (its
+   * frames written by the thread that sends them) wrapped in a {@link GatheringChannel}.
+   */
   static final class Factory implements WebSocketServerFactory {
+    /** The connections that queued bytes for the selector since the write kick last saw them. */
+    private final Set<ServerConnection> queued = ConcurrentHashMap.newKeySet();
+
+    /** The connections that queued bytes (a live view; the write kick removes those it saw). */
+    Set<ServerConnection> queued() {
+      return queued;
+    }
+
+    /**
+     * The write kick (see {@link Endpoint#flushStalledWrites}): of the connections that queued
+     * bytes, forgets those whose queue is empty or that closed, and asks {@code writeDemand} to
+     * write the others that have lost their write interest. Any thread.
+     */
+    void kickStalled(Consumer<WebSocket> writeDemand) {
+      for (ServerConnection c : queued) {
+        // Removed before its queue is looked at: a writer queues, then adds it (again).
+        queued.remove(c);
+        if (c.isClosed() || !c.hasBufferedData()) {
+          continue;
+        }
+        queued.add(c);
+        try {
+          SelectionKey k = c.getSelectionKey();
+          if (k != null && (k.interestOps() & SelectionKey.OP_WRITE) == 0) {
+            writeDemand.accept(c);
+          }
+        } catch (CancelledKeyException e) {
+          // closed meanwhile: its close clears its queue
+        }
+      }
+    }
+
     @Override
     public WebSocketImpl createWebSocket(WebSocketAdapter a, Draft d) {
-      return new WebSocketImpl(a, d);
+      return new ServerConnection(a, List.of(d), queued);
     }
 
     @Override
     public WebSocketImpl createWebSocket(WebSocketAdapter a, List<Draft> drafts) {
-      return new WebSocketImpl(a, drafts);
+      return new ServerConnection(a, drafts, queued);
     }
 
     @Override

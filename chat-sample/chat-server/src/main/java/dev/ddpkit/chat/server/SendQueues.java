@@ -13,32 +13,32 @@ import org.slf4j.LoggerFactory;
  * frame for it queued in the server's heap (20 such readers left about 5.8 MB each). Past {@code
  * maxQueuedBytes} not yet written to the kernel, the socket is dropped with 1008 and a reason
  * that says why, whether or not it pings; the others are not slowed, since nothing waits for it.
- * Run by the server's timer every 100 ms.
+ * Run by the server's timer every 100 ms, over the connections with bytes queued at all (a
+ * {@link ServerConnection} queues only what the kernel did not take).
  */
 final class SendQueues {
   private static final Logger log = LoggerFactory.getLogger(SendQueues.class);
   /** The close code a slow reader is dropped with: it broke the server's policy of reading. */
   static final int SLOW_READER_CODE = 1008;
 
-  private final Collection<Session> sessions;
   private final Counters counters;
   private final long maxQueuedBytes;
 
-  SendQueues(Collection<Session> sessions, Counters counters, long maxQueuedBytes) {
-    this.sessions = sessions;
+  SendQueues(Counters counters, long maxQueuedBytes) {
     this.counters = counters;
     this.maxQueuedBytes = maxQueuedBytes;
   }
 
-  /** Drops every socket whose queue is over the limit. */
-  void dropSlowReaders() {
-    for (Session s : sessions) {
-      long queued = queuedBytes(s.conn);
-      if (queued > maxQueuedBytes && !s.conn.isClosed()) {
+  /** Drops every socket of {@code candidates} whose queue is over the limit. */
+  void dropSlowReaders(Collection<? extends WebSocket> candidates) {
+    for (WebSocket conn : candidates) {
+      long queued = queuedBytes(conn);
+      if (queued > maxQueuedBytes && !conn.isClosed()) {
         counters.slowReadersDropped.incrementAndGet();
-        log.info("{}: dropped, {} bytes queued for it unsent (the limit is {}): not reading", s,
+        Object who = conn.getAttachment() instanceof Session s ? s : "a connection";
+        log.info("{}: dropped, {} bytes queued for it unsent (the limit is {}): not reading", who,
             queued, maxQueuedBytes);
-        Liveness.dropAbruptly(s.conn, SLOW_READER_CODE,
+        Liveness.dropAbruptly(conn, SLOW_READER_CODE,
             "send queue over " + maxQueuedBytes + " bytes: the client is not reading");
       }
     }

@@ -9,6 +9,7 @@ import org.java_websocket.WebSocketImpl;
 import org.java_websocket.drafts.Draft;
 import org.java_websocket.exceptions.InvalidDataException;
 import org.java_websocket.framing.Framedata;
+import org.java_websocket.handshake.Handshakedata;
 
 /**
  * The server's RFC 6455 draft: the client transport's {@link BoundedMessageDraft} (a limit on a
@@ -46,6 +47,21 @@ final class ServerDraft extends BoundedMessageDraft {
   @Override
   public Draft copyInstance() {
     return new ServerDraft(maxMessageBytes(), errors);
+  }
+
+  /**
+   * The upgrade's answer, written by the connection itself (see {@link ServerConnection}: from
+   * this worker thread, in one system call, with no wake-up of the selector), so the library has
+   * nothing left to queue. Unbound, or for another kind of connection, the library's.
+   */
+  @Override
+  public List<ByteBuffer> createHandshake(Handshakedata handshake) {
+    List<ByteBuffer> bytes = super.createHandshake(handshake);
+    if (socket instanceof ServerConnection own) {
+      own.write(bytes.toArray(new ByteBuffer[0]));
+      return List.of();
+    }
+    return bytes;
   }
 
   /** The connection this draft reads, told by {@link Endpoint} at the upgrade. */

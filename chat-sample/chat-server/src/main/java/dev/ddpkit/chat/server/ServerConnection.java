@@ -1,0 +1,161 @@
+package dev.ddpkit.chat.server;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import org.java_websocket.WebSocketImpl;
+import org.java_websocket.WebSocketListener;
+import org.java_websocket.drafts.Draft;
+import org.java_websocket.enums.Opcode;
+import org.java_websocket.exceptions.WebsocketNotConnectedException;
+import org.java_websocket.framing.CloseFrame;
+import org.java_websocket.framing.Framedata;
+
+/**
+ * A server connection whose frames go to the socket from the thread that sends them, in one
+ * (gathering) system call, when nothing is queued before them; only what the kernel does not
+ * take is queued for the selector thread, as Java-WebSocket queues everything.
+ *
+ * <p>Java-WebSocket 1.6.0 queues each frame and asks the selector to write it: a new write
+ * interest (an {@code epoll_ctl}) and a wake-up per frame, the selector's pass, its write, and the
+ * interest taken back (another {@code epoll_ctl}). Worse, it never removes a key it wrote to from
+ * its selected-key set (only one it read from or accepted), so each key written to stayed in the
+ * set and was visited, an empty queue written and its interest set again, on every later pass of
+ * the selector until its client next sent something; a reset ends a pass, so each of a wave of
+ * resets cost a visit of every such key (about 0.2 ms per reset at 1,000 connections, most of the
+ * server's CPU in a blip). Written here, a frame leaves in one {@code write} and the key is not
+ * selected for it.
+ *
+ * <p>Order: every frame written after the upgrade goes through {@link #sendFrame(Collection)}
+ * (the library's close frames and pongs too: it calls these public methods), under one lock per
+ * connection, and a frame is written directly only when the queue is empty, that is when the
+ * selector has handed every queued byte to the kernel (it takes a buffer off the queue only once
+ * written). The upgrade's answer comes through {@link #write} from {@link ServerDraft}.
+ *
+ * <p>A queued remainder leaves as before (the selector's gathering write); the connection is
+ * added to {@code queued}, the set the server's write kick and send-queue bound visit, so they
+ * look only at connections with something queued (see {@link Endpoint#flushStalledWrites}).
+ */
+final class ServerConnection extends WebSocketImpl {
+  /** Guards the choice between the socket and the queue, and the order of what is written. */
+  private final Object sendLock = new Object();
+  /** Buffers this connection's worker was handed so far (its worker thread's only). */
+  private long decoded;
+  private final Set<ServerConnection> queued;
+
+  ServerConnection(WebSocketListener listener, List<Draft> drafts, Set<ServerConnection> queued) {
+    super(listener, drafts);
+    this.queued = queued;
+  }
+
+  /**
+   * Decodes the bytes read, or, for the end's mark the selector read in place of the stream's
+   * end or a reset (see {@link GatheringChannel#read}), ends the connection as the selector would
+   * have: a failed read closes it as abnormal (1006, the failure's message), the end of the stream
+   * as the library's end of transmission does. On the worker of the connection, after the bytes
+   * read before it.
+   */
+  @Override
+  public void decode(ByteBuffer bytes) {
+    decoded++;
+    if (getChannel() instanceof GatheringChannel channel && channel.isEnd(decoded)) {
+      bytes.position(bytes.limit());
+      IOException failure = channel.failure();
+      if (failure == null) {
+        eot();
+        return;
+      }
+      SelectionKey key = getSelectionKey();
+      if (key != null) {
+        key.cancel();
+      }
+      closeConnection(CloseFrame.ABNORMAL_CLOSE, failure.getMessage());
+      return;
+    }
+    super.decode(bytes);
+  }
+
+  @Override
+  public void send(String text) {
+    if (text == null) {
+      throw new IllegalArgumentException("Cannot send 'null' data to a WebSocketImpl.");
+    }
+    sendFrame(openDraft().createFrames(text, false)); // a server's frames are not masked
+  }
+
+  @Override
+  public void send(ByteBuffer bytes) {
+    if (bytes == null) {
+      throw new IllegalArgumentException("Cannot send 'null' data to a WebSocketImpl.");
+    }
+    sendFrame(openDraft().createFrames(bytes, false));
+  }
+
+  @Override
+  public void send(byte[] bytes) {
+    send(ByteBuffer.wrap(bytes));
+  }
+
+  @Override
+  public void sendFragmentedFrame(Opcode op, ByteBuffer buffer, boolean fin) {
+    sendFrame(openDraft().continuousFrame(op, buffer, fin));
+  }
+
+  @Override
+  public void sendFrame(Framedata frame) {
+    sendFrame(Collections.singletonList(frame));
+  }
+
+  @Override
+  public void sendFrame(Collection<Framedata> frames) {
+    if (frames == null) {
+      throw new IllegalArgumentException();
+    }
+    Draft draft = openDraft();
+    ByteBuffer[] bytes = new ByteBuffer[frames.size()];
+    int i = 0;
+    for (Framedata f : frames) {
+      bytes[i++] = draft.createBinaryFrame(f);
+    }
+    write(bytes);
+  }
+
+  /** The draft of an open connection; throws as the library does for one not open. */
+  private Draft openDraft() {
+    if (!isOpen()) {
+      throw new WebsocketNotConnectedException();
+    }
+    return getDraft();
+  }
+
+  /**
+   * Writes {@code bytes} in order after everything written before: to the socket now if nothing
+   * is queued, as much as the kernel takes; the rest queued for the selector. A socket that fails
+   * is left to the selector too: it meets the error when it writes the queue, and closes the
+   * connection as it always did.
+   */
+  void write(ByteBuffer[] bytes) {
+    boolean wait = false;
+    synchronized (sendLock) {
+      int first = 0;
+      if (outQueue.isEmpty() && getChannel() instanceof GatheringChannel channel
+          && channel.writeNow(bytes)) {
+        while (first < bytes.length && !bytes[first].hasRemaining()) {
+          first++;
+        }
+      }
+      for (int k = first; k < bytes.length; k++) {
+        outQueue.add(bytes[k]);
+        wait = true;
+      }
+    }
+    if (wait) {
+      queued.add(this);
+      getWebSocketListener().onWriteDemand(this);
+    }
+  }
+}
