@@ -1,12 +1,15 @@
 package dev.ddpkit.chat.server;
 
+import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.java_websocket.WebSocket;
@@ -114,7 +117,21 @@ final class Endpoint extends WebSocketServer {
    * empty: none at all while every client reads.
    */
   void flushStalledWrites() {
-    sockets.kickStalled(this::onWriteDemand);
+    sockets.kick(this::onWriteDemand);
+  }
+
+  /**
+   * Runs {@link #flushStalledWrites} on {@code timer}, {@code after} a connection queued bytes and
+   * again every {@code after} while some connection has bytes queued; never while none has.
+   */
+  void kickStalledWritesOn(Scheduler timer, Duration after) {
+    sockets.scheduleKicksWith(() -> {
+      try {
+        timer.schedule(after, this::flushStalledWrites);
+      } catch (RejectedExecutionException e) {
+        // the server is stopping: its sockets are closed
+      }
+    });
   }
 
   /** The connections with bytes queued for the selector, as far as the write kick knows. */

@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.java_websocket.WebSocket;
 import org.java_websocket.WebSocketAdapter;
@@ -202,6 +203,38 @@ final class GatheringChannel implements ByteChannel {
   static final class Factory implements WebSocketServerFactory {
     /** The connections that queued bytes for the selector since the write kick last saw them. */
     private final Set<ServerConnection> queued = ConcurrentHashMap.newKeySet();
+    /** A write kick is scheduled (or running and will look at the set again). */
+    private final AtomicBoolean kickDue = new AtomicBoolean();
+    /** Schedules one write kick; none until the server sets it. */
+    private volatile Runnable scheduleKick = () -> { };
+
+    /** Sets how to schedule a write kick (once, a few milliseconds from now). */
+    void scheduleKicksWith(Runnable schedule) {
+      this.scheduleKick = schedule;
+    }
+
+    /** A connection queued bytes: remembered, and a kick scheduled unless one is due. */
+    void queuedBy(ServerConnection c) {
+      queued.add(c);
+      if (kickDue.compareAndSet(false, true)) {
+        scheduleKick.run();
+      }
+    }
+
+    /**
+     * The scheduled write kick: {@link #kickStalled}, then another kick scheduled while some
+     * connection still has bytes queued. Nothing is scheduled while nothing waits.
+     */
+    void kick(Consumer<WebSocket> writeDemand) {
+      kickDue.set(false); // before the visit: a connection queued after it schedules the next
+      try {
+        kickStalled(writeDemand);
+      } finally {
+        if (!queued.isEmpty() && kickDue.compareAndSet(false, true)) {
+          scheduleKick.run();
+        }
+      }
+    }
 
     /** The connections that queued bytes (a live view; the write kick removes those it saw). */
     Set<ServerConnection> queued() {
@@ -234,12 +267,12 @@ final class GatheringChannel implements ByteChannel {
 
     @Override
     public WebSocketImpl createWebSocket(WebSocketAdapter a, Draft d) {
-      return new ServerConnection(a, List.of(d), queued);
+      return new ServerConnection(a, List.of(d), this);
     }
 
     @Override
     public WebSocketImpl createWebSocket(WebSocketAdapter a, List<Draft> drafts) {
-      return new ServerConnection(a, drafts, queued);
+      return new ServerConnection(a, drafts, this);
     }
 
     @Override

@@ -6,7 +6,6 @@ import java.nio.channels.SelectionKey;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
-import java.util.Set;
 import org.java_websocket.WebSocketImpl;
 import org.java_websocket.WebSocketListener;
 import org.java_websocket.drafts.Draft;
@@ -37,19 +36,49 @@ import org.java_websocket.framing.Framedata;
  * written). The upgrade's answer comes through {@link #write} from {@link ServerDraft}.
  *
  * <p>A queued remainder leaves as before (the selector's gathering write); the connection is
- * added to {@code queued}, the set the server's write kick and send-queue bound visit, so they
- * look only at connections with something queued (see {@link Endpoint#flushStalledWrites}).
+ * added to the factory's set of those that queued, which the server's write kick and send-queue
+ * bound visit, so they look only at connections with something queued, and a kick is scheduled
+ * only while some connection has (see {@link Endpoint#flushStalledWrites}).
+ *
+ * <p>The upgrade's answer is held back until the connection's first frame (the server's {@code
+ * server_id}, sent as the connection opens, on the same worker) and leaves with it in one write.
  */
 final class ServerConnection extends WebSocketImpl {
   /** Guards the choice between the socket and the queue, and the order of what is written. */
   private final Object sendLock = new Object();
   /** Buffers this connection's worker was handed so far (its worker thread's only). */
   private long decoded;
-  private final Set<ServerConnection> queued;
+  private final GatheringChannel.Factory sockets;
+  /**
+   * The upgrade's answer, held back until this connection's first frame (the server's hello, or
+   * a close) so that both leave in one write, or until the decode that made it ends; guarded by
+   * {@link #sendLock}.
+   */
+  private ByteBuffer[] upgradeAnswer;
 
-  ServerConnection(WebSocketListener listener, List<Draft> drafts, Set<ServerConnection> queued) {
+  ServerConnection(WebSocketListener listener, List<Draft> drafts,
+      GatheringChannel.Factory sockets) {
     super(listener, drafts);
-    this.queued = queued;
+    this.sockets = sockets;
+  }
+
+  /** Holds the upgrade's answer back (see {@link #upgradeAnswer}); the worker, in its decode. */
+  void holdUpgradeAnswer(ByteBuffer[] bytes) {
+    synchronized (sendLock) {
+      upgradeAnswer = bytes;
+    }
+  }
+
+  /** Writes the upgrade's answer if it is still held back. */
+  private void flushUpgradeAnswer() {
+    ByteBuffer[] answer;
+    synchronized (sendLock) {
+      answer = upgradeAnswer;
+      upgradeAnswer = null;
+    }
+    if (answer != null) {
+      write(answer);
+    }
   }
 
   /**
@@ -76,7 +105,11 @@ final class ServerConnection extends WebSocketImpl {
       closeConnection(CloseFrame.ABNORMAL_CLOSE, failure.getMessage());
       return;
     }
-    super.decode(bytes);
+    try {
+      super.decode(bytes);
+    } finally {
+      flushUpgradeAnswer(); // an upgrade that sent nothing yet: its answer alone
+    }
   }
 
   @Override
@@ -141,6 +174,13 @@ final class ServerConnection extends WebSocketImpl {
   void write(ByteBuffer[] bytes) {
     boolean wait = false;
     synchronized (sendLock) {
+      if (upgradeAnswer != null) { // the first frame: it leaves with the answer
+        ByteBuffer[] both = new ByteBuffer[upgradeAnswer.length + bytes.length];
+        System.arraycopy(upgradeAnswer, 0, both, 0, upgradeAnswer.length);
+        System.arraycopy(bytes, 0, both, upgradeAnswer.length, bytes.length);
+        upgradeAnswer = null;
+        bytes = both;
+      }
       int first = 0;
       if (outQueue.isEmpty() && getChannel() instanceof GatheringChannel channel
           && channel.writeNow(bytes)) {
@@ -154,8 +194,8 @@ final class ServerConnection extends WebSocketImpl {
       }
     }
     if (wait) {
-      queued.add(this);
       getWebSocketListener().onWriteDemand(this);
+      sockets.queuedBy(this);
     }
   }
 }

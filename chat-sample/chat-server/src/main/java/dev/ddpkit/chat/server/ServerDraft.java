@@ -51,14 +51,15 @@ final class ServerDraft extends BoundedMessageDraft {
 
   /**
    * The upgrade's answer, written by the connection itself (see {@link ServerConnection}: from
-   * this worker thread, in one system call, with no wake-up of the selector), so the library has
-   * nothing left to queue. Unbound, or for another kind of connection, the library's.
+   * this worker thread, with the connection's first frame, in one system call and with no wake-up
+   * of the selector), so the library has nothing left to queue. Unbound, or for another kind of
+   * connection, the library's.
    */
   @Override
   public List<ByteBuffer> createHandshake(Handshakedata handshake) {
     List<ByteBuffer> bytes = super.createHandshake(handshake);
     if (socket instanceof ServerConnection own) {
-      own.write(bytes.toArray(new ByteBuffer[0]));
+      own.holdUpgradeAnswer(bytes.toArray(new ByteBuffer[0]));
       return List.of();
     }
     return bytes;

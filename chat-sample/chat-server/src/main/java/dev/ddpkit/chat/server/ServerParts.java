@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
  */
 final class ServerParts {
   private static final Logger log = LoggerFactory.getLogger(ServerParts.class);
-  /** Period of the work-around for Java-WebSocket's lost write wakeup, see Endpoint. */
+  /**
+   * Period of the work-around for Java-WebSocket's lost write wakeup, see Endpoint: while some
+   * connection has bytes queued for the selector.
+   */
   private static final Duration WRITE_KICK = Duration.ofMillis(10);
   /** How often every socket's send queue is checked against its limit. */
   private static final Duration SEND_QUEUE_CHECK = Duration.ofMillis(100);
@@ -66,9 +69,9 @@ final class ServerParts {
     ep.maxSocketsPerAddress(cfg.maxSocketsPerAddress);
     h.attach(ep);
     endpoint = ep;
+    ep.kickStalledWritesOn(own, WRITE_KICK); // only while some connection has bytes queued
     ep.startAndAwait(10_000);
     h.startHeartbeat();
-    repeat(own, WRITE_KICK, ep::flushStalledWrites);
     long upgradeNanos = cfg.upgradeTimeout.toNanos();
     Duration sweep = Duration.ofMillis(
         Math.max(10, Math.min(1000, cfg.upgradeTimeout.toMillis() / 4)));
