@@ -1,11 +1,17 @@
 package dev.ddpkit.ddp.protocol;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.DeserializationConfig;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -22,9 +28,37 @@ import java.util.function.Function;
  * is strict and throws on a frame that is not DDP; {@link #read} is tolerant: it reads the
  * well-known deviations of real servers as what they mean and returns a value for any other bad
  * frame. Thread-safe.
+ *
+ * <p>A data message ({@code added}, {@code changed}, {@code removed}, {@code addedBefore}, {@code
+ * movedBefore}), the bulk of what a server sends, is read as a token stream: its envelope's fields
+ * straight into the message, and only {@code fields} built as a tree (the listeners' part), with
+ * the mapper's node factory, as the mapper would build it. Any other frame, and any data message
+ * that is not plainly well formed (a field of the wrong type or missing, a repeated name, a deep
+ * nesting, trailing content, invalid JSON), is read as a whole tree instead, so every answer and
+ * every problem reported is the tree's. A mapper whose configuration changes how trees are read
+ * (repeated names refused, integers widened, null properties dropped) always gets the tree.
  */
 public final class DdpMessages {
+  /** Nesting deeper than this in {@code fields} is left to the tree reader (no recursion). */
+  private static final int MAX_STREAMED_DEPTH = 100;
+
+  /** Thrown inside the streaming read: the tree reader decides this frame. */
+  private static final class TreeDecides extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    TreeDecides() {
+      super(null, null, /* enableSuppression= */ false, /* writableStackTrace= */ false);
+    }
+  }
+
+  private static final TreeDecides TREE_DECIDES = new TreeDecides();
+
   private final ObjectReader reader;
+  /** The reader of values the stream leaves to databind (floats): no trailing-token check. */
+  private final ObjectReader valueReader;
+  private final JsonNodeFactory nodes;
+  /** Whether data messages may be streamed: the mapper reads trees as a default mapper does. */
+  private final boolean streaming;
 
   /** Creates a parser on a default {@link ObjectMapper}. */
   public DdpMessages() {
@@ -33,10 +67,30 @@ public final class DdpMessages {
 
   /** Creates a parser on the given mapper (its configuration is not changed). */
   public DdpMessages(ObjectMapper mapper) {
+    this(mapper, /* mayStream= */ true);
+  }
+
+  /**
+   * A parser that reads every frame as a whole tree, as this class did before it streamed data
+   * messages: the reference the tests hold the streamed reading to.
+   */
+  static DdpMessages treeOnly(ObjectMapper mapper) {
+    return new DdpMessages(mapper, /* mayStream= */ false);
+  }
+
+  private DdpMessages(ObjectMapper mapper, boolean mayStream) {
     this.reader =
         Objects.requireNonNull(mapper, "mapper")
             .reader()
             .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    DeserializationConfig config = reader.getConfig();
+    this.valueReader = reader.without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    this.nodes = config.getNodeFactory();
+    this.streaming = mayStream
+        && !config.isEnabled(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
+        && !config.isEnabled(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
+        && !config.isEnabled(DeserializationFeature.USE_LONG_FOR_INTS)
+        && config.isEnabled(JsonNodeFeature.READ_NULL_PROPERTIES);
   }
 
   /**
@@ -50,7 +104,8 @@ public final class DdpMessages {
    *     is not the {@code server_id} greeting) or has a field of the wrong type
    */
   public DdpMessage parse(String frame) throws DdpProtocolException {
-    return decode(tree(frame), /* tolerant= */ false);
+    DdpMessage streamed = streamed(frame);
+    return streamed != null ? streamed : decode(tree(frame), /* tolerant= */ false);
   }
 
   /**
@@ -68,7 +123,8 @@ public final class DdpMessages {
    */
   public DdpMessage read(String frame) {
     try {
-      return decode(tree(frame), /* tolerant= */ true);
+      DdpMessage streamed = streamed(frame);
+      return streamed != null ? streamed : decode(tree(frame), /* tolerant= */ true);
     } catch (DdpProtocolException e) {
       return new DdpMessage.Invalid(e.getMessage());
     }
@@ -81,7 +137,8 @@ public final class DdpMessages {
    * @throws DdpProtocolException as {@link #parse(String)}
    */
   public DdpMessage parse(byte[] utf8, int offset, int length) throws DdpProtocolException {
-    return decode(tree(utf8, offset, length), /* tolerant= */ false);
+    DdpMessage streamed = streamed(utf8, offset, length);
+    return streamed != null ? streamed : decode(tree(utf8, offset, length), /* tolerant= */ false);
   }
 
   /**
@@ -90,9 +147,203 @@ public final class DdpMessages {
    */
   public DdpMessage read(byte[] utf8, int offset, int length) {
     try {
-      return decode(tree(utf8, offset, length), /* tolerant= */ true);
+      DdpMessage streamed = streamed(utf8, offset, length);
+      return streamed != null
+          ? streamed
+          : decode(tree(utf8, offset, length), /* tolerant= */ true);
     } catch (DdpProtocolException e) {
       return new DdpMessage.Invalid(e.getMessage());
+    }
+  }
+
+  /**
+   * The frame read as a token stream, or {@code null} if the tree must decide (see the class
+   * comment). Package-private for the tests, which check that data messages are streamed.
+   */
+  DdpMessage streamed(String frame) {
+    if (!streaming || frame == null) {
+      return null;
+    }
+    try (JsonParser p = reader.createParser(frame)) {
+      return envelope(p);
+    } catch (IOException | TreeDecides e) {
+      return null; // invalid JSON, a constraint passed, or not plain: the tree says what
+    }
+  }
+
+  /** As {@link #streamed(String)}, from UTF-8 bytes. */
+  private DdpMessage streamed(byte[] utf8, int offset, int length) throws DdpProtocolException {
+    checkBytes(utf8, offset, length);
+    if (!streaming) {
+      return null;
+    }
+    try (JsonParser p = reader.createParser(utf8, offset, length)) {
+      return envelope(p);
+    } catch (IOException | TreeDecides e) {
+      return null;
+    }
+  }
+
+  // Bits of the envelope's names read once: a name seen twice is left to the tree.
+  private static final int MSG = 1;
+  private static final int COLLECTION = 2;
+  private static final int ID = 4;
+  private static final int FIELDS = 8;
+  private static final int CLEARED = 16;
+  private static final int BEFORE = 32;
+
+  /**
+   * A data message from the envelope's tokens, with the checks {@link #decode} makes of it, or
+   * {@code null} for any other frame. Names a data message does not read are skipped unbuilt.
+   */
+  private DdpMessage envelope(JsonParser p) throws IOException, TreeDecides {
+    if (p.nextToken() != JsonToken.START_OBJECT) {
+      return null;
+    }
+    String msg = null;
+    String collection = null;
+    String id = null;
+    String before = null;
+    ObjectNode fields = null;
+    List<String> cleared = null;
+    int seen = 0;
+    for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
+      JsonToken t = p.nextToken();
+      int bit;
+      switch (name) {
+        case "msg" -> {
+          bit = MSG;
+          msg = string(p, t, false);
+        }
+        case "collection" -> {
+          bit = COLLECTION;
+          collection = string(p, t, false);
+        }
+        case "id" -> {
+          bit = ID;
+          id = string(p, t, false);
+        }
+        case "before" -> {
+          bit = BEFORE;
+          before = string(p, t, true);
+        }
+        case "fields" -> {
+          bit = FIELDS;
+          if (t == JsonToken.START_OBJECT) {
+            fields = object(p, 0);
+          } else if (t != JsonToken.VALUE_NULL) {
+            throw TREE_DECIDES;
+          }
+        }
+        case "cleared" -> {
+          bit = CLEARED;
+          if (t == JsonToken.START_ARRAY) {
+            cleared = strings(p);
+          } else if (t != JsonToken.VALUE_NULL) {
+            throw TREE_DECIDES;
+          }
+        }
+        default -> {
+          bit = 0;
+          p.skipChildren(); // still tokenized, so still checked as JSON
+        }
+      }
+      if ((seen & bit) != 0) {
+        throw TREE_DECIDES;
+      }
+      seen |= bit;
+    }
+    if (p.nextToken() != null || msg == null || collection == null || id == null) {
+      return null; // trailing content, or not a data message with its ids
+    }
+    return switch (msg) {
+      case "added" -> new DdpMessage.Added(collection, id, orEmpty(fields));
+      case "changed" ->
+          new DdpMessage.Changed(
+              collection, id, orEmpty(fields), cleared == null ? List.of() : cleared);
+      case "removed" -> new DdpMessage.Removed(collection, id);
+      case "addedBefore" ->
+          new DdpMessage.AddedBefore(collection, id, orEmpty(fields), before);
+      case "movedBefore" -> new DdpMessage.MovedBefore(collection, id, before);
+      default -> null;
+    };
+  }
+
+  private ObjectNode orEmpty(ObjectNode fields) {
+    return fields != null ? fields : nodes.objectNode();
+  }
+
+  /** A string value; {@code null} for JSON null if {@code nullable}; else the tree decides. */
+  private static String string(JsonParser p, JsonToken t, boolean nullable) throws IOException,
+      TreeDecides {
+    if (t == JsonToken.VALUE_STRING) {
+      return p.getText();
+    }
+    if (nullable && t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    throw TREE_DECIDES;
+  }
+
+  /** An array of strings, its start read; anything else in it and the tree decides. */
+  private static List<String> strings(JsonParser p) throws IOException, TreeDecides {
+    List<String> out = new ArrayList<>();
+    for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+      out.add(string(p, t, false));
+    }
+    return out;
+  }
+
+  /** An object, its start read, built as the mapper's tree reader builds it. */
+  private ObjectNode object(JsonParser p, int depth) throws IOException, TreeDecides {
+    if (depth > MAX_STREAMED_DEPTH) {
+      throw TREE_DECIDES;
+    }
+    ObjectNode o = nodes.objectNode();
+    for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
+      if (o.replace(name, value(p, p.nextToken(), depth)) != null) {
+        throw TREE_DECIDES; // a repeated name
+      }
+    }
+    return o;
+  }
+
+  private JsonNode value(JsonParser p, JsonToken t, int depth) throws IOException, TreeDecides {
+    if (t == null) {
+      throw TREE_DECIDES; // the input ended: the parser throws first, but never loop on it
+    }
+    switch (t) {
+      case START_OBJECT:
+        return object(p, depth + 1);
+      case START_ARRAY: {
+        if (depth + 1 > MAX_STREAMED_DEPTH) {
+          throw TREE_DECIDES;
+        }
+        ArrayNode a = nodes.arrayNode();
+        for (JsonToken item = p.nextToken(); item != JsonToken.END_ARRAY; item = p.nextToken()) {
+          a.add(value(p, item, depth + 1));
+        }
+        return a;
+      }
+      case VALUE_STRING:
+        return nodes.textNode(p.getText());
+      case VALUE_TRUE:
+        return nodes.booleanNode(true);
+      case VALUE_FALSE:
+        return nodes.booleanNode(false);
+      case VALUE_NULL:
+        return nodes.nullNode();
+      case VALUE_NUMBER_INT:
+        switch (p.getNumberType()) {
+          case INT:
+            return nodes.numberNode(p.getIntValue());
+          case LONG:
+            return nodes.numberNode(p.getLongValue());
+          default:
+            return nodes.numberNode(p.getBigIntegerValue());
+        }
+      default:
+        return valueReader.readTree(p); // floats: as databind reads them, with the mapper's rules
     }
   }
 
@@ -107,13 +358,18 @@ public final class DdpMessages {
     }
   }
 
-  private ObjectNode tree(byte[] utf8, int offset, int length) throws DdpProtocolException {
+  private static void checkBytes(byte[] utf8, int offset, int length)
+      throws DdpProtocolException {
     Objects.checkFromIndexSize(offset, length, Objects.requireNonNull(utf8, "utf8").length);
     if (length >= 3 && utf8[offset] == (byte) 0xEF && utf8[offset + 1] == (byte) 0xBB
         && utf8[offset + 2] == (byte) 0xBF) {
       // Jackson skips a byte order mark in bytes, and rejects it in text: read both as text.
       throw new DdpProtocolException("invalid JSON at line 1, column 1");
     }
+  }
+
+  private ObjectNode tree(byte[] utf8, int offset, int length) throws DdpProtocolException {
+    checkBytes(utf8, offset, length);
     try {
       return object(reader.readTree(utf8, offset, length));
     } catch (JsonProcessingException e) {

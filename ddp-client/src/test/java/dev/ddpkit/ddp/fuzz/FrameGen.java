@@ -22,7 +22,7 @@ import java.util.List;
  * #DOC}: a test that keeps a client replaces them with the id of a call it made, a subscription it
  * holds or a document the client stores, so that frames hit known as well as unknown ids.
  */
-final class FrameGen {
+public final class FrameGen {
   /** Stands for the id of a method call the client made. */
   static final String MID = "$MID";
   /** Stands for the id of a subscription the client holds. */
@@ -55,7 +55,7 @@ final class FrameGen {
   private FrameGen() {}
 
   /** Any frame: valid, mutated, plain JSON or text, weighted towards the interesting ones. */
-  static String anyFrame(Gen g) {
+  public static String anyFrame(Gen g) {
     return g.frequency(
         weight(4, h -> validFrame(h).toString()),
         weight(5, FrameGen::mutatedFrame),
@@ -126,7 +126,7 @@ final class FrameGen {
   }
 
   /** A valid frame, mutated once or a few times, as text. */
-  static String mutatedFrame(Gen g) {
+  public static String mutatedFrame(Gen g) {
     return g.frequency(
         weight(6, h -> {
           ObjectNode f = validFrame(h);
@@ -141,7 +141,7 @@ final class FrameGen {
   }
 
   /** Arbitrary text: random unicode, JSON-ish punctuation, or odd fixed strings. */
-  static String text(Gen g) {
+  public static String text(Gen g) {
     return g.oneOf(
         h -> h.unicode(40),
         h -> h.string("{}[]\":,0123456789.eE-+ntrufalse\\", 60),
@@ -149,7 +149,7 @@ final class FrameGen {
   }
 
   /** Arbitrary JSON values, nested up to {@code depth}. */
-  static JsonNode json(Gen g, int depth) {
+  public static JsonNode json(Gen g, int depth) {
     if (depth <= 0) {
       return leaf(g);
     }
