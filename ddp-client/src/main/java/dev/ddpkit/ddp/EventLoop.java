@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,9 +16,11 @@ import org.slf4j.LoggerFactory;
  * submitted from a running task runs after it (and after every task queued before), so no code of
  * the client is ever re-entered by a listener that calls the client.
  *
- * <p><b>Sharing the pool fairly.</b> On the shared pool a drain runs at most {@link #BATCH} tasks,
- * then puts itself at the back of the pool's queue: a client with a long backlog takes its turn
- * with the others instead of holding a thread until its queue is empty.
+ * <p><b>Sharing the pool fairly.</b> On the shared pool a drain runs at most {@link #BATCH} tasks
+ * while another client's drain waits for a thread, then puts itself at the back of the pool's
+ * queue: a client with a long backlog takes its turn with the others instead of holding a thread
+ * until its queue is empty. When no other drain waits it goes on (handing the thread back would
+ * only wake another pool thread to take the same drain up).
  *
  * <p><b>A listener that blocks</b> holds one pool thread for as long as it blocks, and its own
  * client's later tasks wait behind it (that is the order guarantee). The other clients go on on
@@ -47,6 +50,8 @@ final class EventLoop {
   private final String name;
   private final Executor delegate;
   private final boolean shared;
+  /** On a shared pool: whether another loop's drain waits for a thread (read every BATCH). */
+  private final BooleanSupplier othersWaiting;
   private final Object lock = new Object();
   private final ArrayDeque<Runnable> queue = new ArrayDeque<>(); // guarded by lock
   private boolean scheduled; // guarded by lock: a drain is submitted or running
@@ -56,25 +61,37 @@ final class EventLoop {
   private Thread runner; // guarded by lock: the thread running a drain, if any
   private volatile boolean warnedRejected; // one warning per loop, then debug
 
-  private EventLoop(String name, Executor delegate, boolean shared) {
+  private EventLoop(String name, Executor delegate, boolean shared, BooleanSupplier othersWaiting) {
     this.name = name;
     this.delegate = delegate;
     this.shared = shared;
+    this.othersWaiting = othersWaiting;
   }
 
-  /** A loop on the JVM's shared pool (the default). */
+  /**
+   * A loop on the JVM's shared pool (the default): after {@link #BATCH} tasks it hands its thread
+   * back if another loop's drain waits for one, and goes on otherwise.
+   */
   static EventLoop shared(String name) {
-    return pooled(name, LoopPool.shared());
+    return pooled(name, LoopPool.shared(), LoopPool::hasWaitingDrains);
   }
 
   /** A loop that shares {@code pool} with others, handing it back after {@link #BATCH} tasks. */
   static EventLoop pooled(String name, Executor pool) {
-    return new EventLoop(name, pool, true);
+    return pooled(name, pool, () -> true); // whether others wait is not known: always
+  }
+
+  /**
+   * A loop that shares {@code pool} with others, handing it back after {@link #BATCH} tasks when
+   * {@code othersWaiting} says a drain of another loop waits for a thread of it.
+   */
+  static EventLoop pooled(String name, Executor pool, BooleanSupplier othersWaiting) {
+    return new EventLoop(name, pool, true, othersWaiting);
   }
 
   /** A loop on an executor the user owns (not shut down by {@link #shutdown()}). */
   static EventLoop on(String name, Executor executor) {
-    return new EventLoop(name, executor, false);
+    return new EventLoop(name, executor, false, () -> false);
   }
 
   /**
@@ -163,16 +180,21 @@ final class EventLoop {
     }
   }
 
+  /**
+   * Runs the queued tasks, taking them from the queue a batch at a time (one lock per batch, not
+   * per task: the socket's reader contends for it with every frame it queues).
+   */
   private void drain() {
     synchronized (lock) {
       runner = Thread.currentThread();
     }
+    Runnable[] batch = null;
     int ran = 0;
     while (true) {
-      Runnable task;
+      int n;
       synchronized (lock) {
-        task = queue.poll();
-        if (task == null) {
+        int queued = queue.size();
+        if (queued == 0) {
           scheduled = false;
           runner = null;
           if (waiters > 0 || backlogWaiters > 0) {
@@ -180,29 +202,42 @@ final class EventLoop {
           }
           return;
         }
+        if (shared && ran > 0 && ran % BATCH == 0 && othersWaiting.getAsBoolean()) {
+          runner = null; // still scheduled: no other drain starts meanwhile
+          break;
+        }
+        n = Math.min(queued, BATCH - ran % BATCH);
+        if (batch == null) {
+          batch = new Runnable[BATCH];
+        }
+        for (int i = 0; i < n; i++) {
+          batch[i] = queue.poll();
+        }
         if (backlogWaiters > 0 && queue.size() <= MAX_QUEUED / 2) {
           // Only once the backlog is down to what the reader waits for: waking it at every task
           // cost both threads a wake-up per frame, for a reader that went back to waiting.
           lock.notifyAll();
         }
-        if (shared && ran == BATCH) {
-          queue.addFirst(task); // still scheduled: no other drain starts meanwhile
-          runner = null;
-          break;
-        }
       }
-      ran++;
-      try {
-        task.run();
-      } catch (VirtualMachineError e) {
-        synchronized (lock) {
-          scheduled = false;
-          runner = null;
-          lock.notifyAll();
+      for (int i = 0; i < n; i++) {
+        Runnable task = batch[i];
+        batch[i] = null;
+        ran++;
+        try {
+          task.run();
+        } catch (VirtualMachineError e) {
+          synchronized (lock) {
+            for (int j = n - 1; j > i; j--) {
+              queue.addFirst(batch[j]); // the rest of the batch stays queued, in order
+            }
+            scheduled = false;
+            runner = null;
+            lock.notifyAll();
+          }
+          throw e;
+        } catch (RuntimeException | Error e) {
+          log.error("{}: task failed", name, e);
         }
-        throw e;
-      } catch (RuntimeException | Error e) {
-        log.error("{}: task failed", name, e);
       }
     }
     dispatch(); // at the back of the pool's queue: the other clients' drains go first

@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>The pool runs loops' drains, never raw tasks: a loop has at most one drain submitted at a
  * time, so the pool's queue holds at most one entry per client, and a drain hands its thread back
- * after {@link EventLoop#BATCH} tasks so that a busy client does not keep others waiting.
+ * after {@link EventLoop#BATCH} tasks when another client's drain is queued, so that a busy client
+ * does not keep others waiting.
  *
  * <p>The threads live in a thread group of their own under the JVM's root group, not in the group
  * of whichever thread happened to start them (a socket's reader, say, whose group is awaited when
@@ -36,6 +37,14 @@ final class LoopPool {
   /** The shared pool; created on first use. */
   static Executor shared() {
     return Holder.POOL;
+  }
+
+  /**
+   * Returns whether a loop's drain is queued, waiting for a pool thread (a cheap read of the
+   * queue's count): a long drain hands its thread back only then ({@link EventLoop}).
+   */
+  static boolean hasWaitingDrains() {
+    return !Holder.POOL.getQueue().isEmpty();
   }
 
   /** Returns whether the calling thread is one of the pool's. */

@@ -155,6 +155,29 @@ class EventLoopSharedPoolTest {
   }
 
   @Test
+  void aLongDrainKeepsItsThreadWhileNoOtherDrainWaits() {
+    HeldExecutor pool = new HeldExecutor();
+    boolean[] othersWaiting = {false};
+    EventLoop busy = EventLoop.pooled("busy", pool, () -> othersWaiting[0]);
+    List<String> ran = new CopyOnWriteArrayList<>();
+    for (int i = 0; i < 3 * EventLoop.BATCH + 1; i++) {
+      busy.execute(() -> ran.add("busy"));
+    }
+    pool.take().run(); // nobody else waits: the whole backlog in one drain
+    assertThat(ran).hasSize(3 * EventLoop.BATCH + 1);
+    assertThat(pool.take()).as("the drain did not queue itself again").isNull();
+
+    othersWaiting[0] = true;
+    for (int i = 0; i < EventLoop.BATCH + 1; i++) {
+      busy.execute(() -> ran.add("busy"));
+    }
+    pool.take().run(); // another drain waits: one batch, then the thread goes back
+    assertThat(ran).hasSize(4 * EventLoop.BATCH + 1);
+    pool.take().run();
+    assertThat(ran).hasSize(4 * EventLoop.BATCH + 2);
+  }
+
+  @Test
   void aPoolThreadNeverWaitsOnABacklog() throws Exception {
     HeldExecutor held = new HeldExecutor();
     EventLoop loop = EventLoop.on("backlog-from-pool", held);
