@@ -6,6 +6,7 @@ import dev.ddpkit.chat.ChatListener;
 import dev.ddpkit.chat.ChatMessage;
 import dev.ddpkit.chat.ChatStatus;
 import dev.ddpkit.chat.OutboxFullException;
+import dev.ddpkit.chat.server.testing.RawPeer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -252,7 +253,7 @@ public final class AbuseCommand {
   }
 
   private boolean freshClientServed() {
-    try (RawPeer p = RawPeer.ddp(url, InetAddress.getLoopbackAddress())) {
+    try (RawPeer p = Attacks.peer(url, InetAddress.getLoopbackAddress()).ddp()) {
       return true;
     } catch (IOException e) {
       return false;

@@ -1,11 +1,18 @@
 package dev.ddpkit.chat.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.bench.AbuseCommand.Codes;
+import dev.ddpkit.chat.server.testing.RawPeer;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -18,10 +25,43 @@ final class Attacks {
   static final int LOGIN = 1;
   static final int SUB = 2;
 
+  /** How long a peer waits for the server's next frame before it counts as silent. */
+  private static final Duration READ_TIMEOUT = Duration.ofSeconds(15);
+
   private final AbuseCommand run;
+  /** The mask keys of the frames made once and written many times. */
+  private final Random masks = new SecureRandom();
 
   Attacks(AbuseCommand run) {
     this.run = run;
+  }
+
+  /** A peer of the attacks for {@code url}, connecting from {@code from}. */
+  static RawPeer.Builder peer(String url, InetAddress from) {
+    return RawPeer.builder(url).from(from).timeout(READ_TIMEOUT);
+  }
+
+  private RawPeer ddp(InetAddress from) throws IOException {
+    return peer(run.url(), from).ddp();
+  }
+
+  /** The server's close code; 1006 if the connection just ended, 0 if nothing closes in time. */
+  private static int closeCode(RawPeer p) {
+    try {
+      return p.awaitCloseCode();
+    } catch (SocketTimeoutException e) {
+      return 0;
+    }
+  }
+
+  /** The next {@code result} message, skipping the others. */
+  private static JsonNode nextResult(RawPeer p) throws IOException {
+    while (true) {
+      JsonNode n = p.nextJson();
+      if (n.path("msg").asText().equals("result")) {
+        return n;
+      }
+    }
   }
 
   /** {@code n} threads running {@code body} until {@code stop}; returns once all have ended. */
@@ -59,10 +99,10 @@ final class Attacks {
     AtomicLong sockets = new AtomicLong();
     byte[] fragment = new byte[64 * 1024];
     java.util.Arrays.fill(fragment, (byte) 'x');
-    byte[] first = RawPeer.maskedFrame(RawPeer.TEXT, false, fragment);
-    byte[] next = RawPeer.maskedFrame(0, false, fragment);
+    byte[] first = RawPeer.encode(RawPeer.TEXT, false, true, fragment, masks);
+    byte[] next = RawPeer.encode(RawPeer.CONTINUATION, false, true, fragment, masks);
     parallel(4, stop, k -> {
-      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+      try (RawPeer p = ddp(from)) {
         sockets.incrementAndGet();
         long sent = 0;
         long start = System.nanoTime();
@@ -80,7 +120,7 @@ final class Attacks {
           closed = true; // the server closed while we were sending: what we sent is the measure
         }
         maxSent.accumulateAndGet(sent, Math::max);
-        codes.add(closed || !stop.get() ? p.awaitClose() : Codes.STOPPED);
+        codes.add(closed || !stop.get() ? closeCode(p) : Codes.STOPPED);
       }
     });
     return sockets + " sockets at " + (BYTES_PER_SECOND >> 20) + " MiB/s each, each closed having"
@@ -94,7 +134,7 @@ final class Attacks {
     Codes codes = new Codes();
     byte[] chunk = new byte[64 * 1024];
     parallel(4, stop, k -> {
-      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+      try (RawPeer p = ddp(from)) {
         try {
           p.header(RawPeer.TEXT, true, true, 100L << 20);
           p.write(new byte[] {1, 2, 3, 4});
@@ -107,7 +147,7 @@ final class Attacks {
         } catch (IOException e) {
           // closed from the header alone
         }
-        codes.add(p.awaitClose());
+        codes.add(closeCode(p));
       }
     });
     return "4 sockets at " + (BYTES_PER_SECOND >> 20) + " MiB/s each; closes: " + codes;
@@ -139,10 +179,10 @@ final class Attacks {
     InetAddress from = run.freshAddress();
     Codes codes = new Codes();
     parallel(2, stop, k -> {
-      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+      try (RawPeer p = ddp(from)) {
         send.on(p);
         p.flush();
-        codes.add(p.awaitClose());
+        codes.add(closeCode(p));
       }
     });
     return "closes: " + codes;
@@ -152,9 +192,9 @@ final class Attacks {
     InetAddress from = run.freshAddress();
     List<RawPeer> peers = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
-      RawPeer p = RawPeer.tcp(run.url(), from, 0);
+      RawPeer p = peer(run.url(), from).tcp();
       if (i % 2 == 0) {
-        p.write(RawPeer.upgradeRequest(run.url(), 40));
+        p.write(Arrays.copyOf(RawPeer.upgradeRequest(run.url(), masks), 40));
         p.flush();
       }
       peers.add(p);
@@ -180,7 +220,7 @@ final class Attacks {
     AtomicLong pings = new AtomicLong();
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
-      RawPeer p = RawPeer.ddp(run.url(), from, 4096);
+      RawPeer p = peer(run.url(), from).receiveBuffer(4096).ddp();
       peers.add(p);
       Thread t = new Thread(() -> {
         try {
@@ -218,21 +258,19 @@ final class Attacks {
     AtomicLong limited = new AtomicLong();
     AtomicLong answered = new AtomicLong();
     parallel(4, stop, k -> {
-      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+      try (RawPeer p = ddp(from)) {
         if (kind != LOGIN) {
           p.sendText(login("carol", "carol-pw", "l"));
-          p.nextResult();
+          nextResult(p);
         }
         Thread reader = new Thread(() -> {
           try {
-            while (true) {
-              String t = p.nextText();
-              if (t.startsWith("close ")) {
-                return;
-              }
-              answered.incrementAndGet();
-              if (t.contains("too-many-requests")) {
-                limited.incrementAndGet();
+            for (RawPeer.Frame f; (f = p.next()) != null && f.opcode() != RawPeer.CLOSE; ) {
+              if (f.opcode() == RawPeer.TEXT) {
+                answered.incrementAndGet();
+                if (f.text().contains("too-many-requests")) {
+                  limited.incrementAndGet();
+                }
               }
             }
           } catch (IOException e) {
@@ -273,7 +311,7 @@ final class Attacks {
     AtomicLong connected = new AtomicLong();
     AtomicLong refused = new AtomicLong();
     parallel(8, stop, k -> {
-      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+      try (RawPeer p = ddp(from)) {
         connected.incrementAndGet();
       } catch (IOException e) {
         refused.incrementAndGet();
@@ -288,10 +326,10 @@ final class Attacks {
     AtomicLong limited = new AtomicLong();
     AtomicLong n = new AtomicLong();
     parallel(1, stop, k -> {
-      try (RawPeer p = RawPeer.ddp(run.url(), from)) {
+      try (RawPeer p = ddp(from)) {
         for (int i = 0; i < 5 && !stop.get(); i++) {
           p.sendText(login("alice", "guess-" + n.incrementAndGet(), "g" + i));
-          String answer = p.nextResult();
+          String answer = nextResult(p).toString();
           if (answer.contains("too-many-requests")) {
             limited.incrementAndGet();
           } else if (answer.contains("403")) {
@@ -301,9 +339,9 @@ final class Attacks {
       }
     });
     String alice;
-    try (RawPeer p = RawPeer.ddp(run.url(), run.freshAddress())) {
+    try (RawPeer p = ddp(run.freshAddress())) {
       p.sendText(login("alice", "alice-pw", "real"));
-      alice = p.nextResult().contains("\"token\"") ? "logged in at once" : "REFUSED";
+      alice = nextResult(p).toString().contains("\"token\"") ? "logged in at once" : "REFUSED";
     }
     return n + " guesses: " + wrong + " answered 403, " + limited
         + " too-many-requests; alice from another address right after: " + alice;
@@ -316,7 +354,7 @@ final class Attacks {
       InetAddress from = run.freshAddress();
       for (int i = 0; i < 250; i++) {
         try {
-          peers.add(RawPeer.ddp(run.url(), from));
+          peers.add(ddp(from));
         } catch (IOException e) {
           failed++;
         }

@@ -1,5 +1,6 @@
 package dev.ddpkit.chat.bench;
 
+import dev.ddpkit.chat.server.testing.RawPeer;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -96,8 +97,9 @@ final class HostileServer implements AutoCloseable {
     reader.start();
     byte[] fragment = new byte[FRAGMENT];
     java.util.Arrays.fill(fragment, (byte) 'x');
-    byte[] first = frameHeader(0x01); // text, no FIN
-    byte[] next = frameHeader(0x00); // continuation, no FIN
+    // unmasked, as a server's frames are; no FIN, ever
+    byte[] first = RawPeer.encodeHeader(RawPeer.TEXT, false, false, FRAGMENT);
+    byte[] next = RawPeer.encodeHeader(RawPeer.CONTINUATION, false, false, FRAGMENT);
     out.write(first);
     out.write(fragment);
     sentBeforeClose.addAndGet(FRAGMENT);
@@ -108,34 +110,13 @@ final class HostileServer implements AutoCloseable {
     }
   }
 
-  private static byte[] frameHeader(int firstByte) {
-    return new byte[] {(byte) firstByte, 126, (byte) (FRAGMENT >>> 8), (byte) FRAGMENT};
-  }
-
   /** Reads the client's (masked) frames until its close frame, and records its code. */
   private void readClientFrames(DataInputStream in) {
     try {
       while (true) {
-        int b1 = in.readUnsignedByte();
-        int b2 = in.readUnsignedByte();
-        long length = b2 & 0x7F;
-        if (length == 126) {
-          length = in.readUnsignedShort();
-        } else if (length == 127) {
-          length = in.readLong();
-        }
-        byte[] mask = new byte[4];
-        if ((b2 & 0x80) != 0) {
-          in.readFully(mask);
-        }
-        byte[] payload = new byte[(int) length];
-        in.readFully(payload);
-        for (int i = 0; i < payload.length; i++) {
-          payload[i] ^= mask[i & 3];
-        }
-        if ((b1 & 0x0F) == RawPeer.CLOSE) {
-          clientClose.complete(payload.length >= 2
-              ? ((payload[0] & 0xFF) << 8) | (payload[1] & 0xFF) : 1005);
+        RawPeer.Frame f = RawPeer.readFrame(in);
+        if (f == null || f.opcode() == RawPeer.CLOSE) {
+          clientClose.complete(f == null ? 1006 : f.closeCode());
           return;
         }
       }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.testing.RawPeer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,7 +51,7 @@ class AuthRulesTest {
   @Test
   void beforeLoginEveryMethodButLoginAndEverySubscriptionIsRefused() throws Exception {
     start();
-    try (RawWs ws = RawWs.connect(server.url())) {
+    try (RawPeer ws = RawPeer.ddp(server.url())) {
       int i = 0;
       for (String call : List.of("\"logout\",\"params\":[]",
           "\"sendMessage\",\"params\":[{\"_id\":\"a1\",\"rid\":\"general\",\"msg\":\"hi\"}]",
@@ -80,7 +81,7 @@ class AuthRulesTest {
   @Test
   void loadHistoryOfARoomOneIsNotInIsRefused() throws Exception {
     start();
-    try (RawWs ws = RawWs.connect(server.url())) {
+    try (RawPeer ws = RawPeer.ddp(server.url())) {
       ws.sendText(ServerHostileInputTest.login("bob", "bob-pw", "l"));
       assertThat(ws.nextJson().has("result")).isTrue();
       ws.nextJson();
@@ -132,7 +133,7 @@ class AuthRulesTest {
   void guessingResumeTokensIsRateLimitedPerConnection() throws Exception {
     start();
     String good = server.issueToken("alice");
-    try (RawWs ws = RawWs.connect(server.url())) {
+    try (RawPeer ws = RawPeer.ddp(server.url())) {
       for (int i = 0; i < 5; i++) {
         ws.sendText(resume("g" + i, "guess-" + i));
         assertThat(ws.nextJson().path("error").path("error").asInt()).isEqualTo(403);
@@ -142,7 +143,7 @@ class AuthRulesTest {
       JsonNode r = ws.nextJson();
       assertThat(r.path("error").path("error").asText()).isEqualTo("too-many-requests");
     }
-    try (RawWs other = RawWs.connect(server.url())) {
+    try (RawPeer other = RawPeer.ddp(server.url())) {
       other.sendText(resume("ok", good));
       assertThat(other.nextJson().has("result")).isTrue();
     }
@@ -155,7 +156,7 @@ class AuthRulesTest {
     start();
     String good = server.issueToken("alice");
     for (int i = 0; i < 20; i++) {
-      try (RawWs ws = RawWs.connect(server.url())) {
+      try (RawPeer ws = RawPeer.ddp(server.url())) {
         ws.sendText(i % 2 == 0
             ? ServerHostileInputTest.login("user" + i, "guess", "p" + i)
             : resume("r" + i, "guess-" + i));
@@ -163,7 +164,7 @@ class AuthRulesTest {
             .isEqualTo(403);
       }
     }
-    try (RawWs ws = RawWs.connect(server.url())) {
+    try (RawPeer ws = RawPeer.ddp(server.url())) {
       ws.sendText(ServerHostileInputTest.login("bob", "bob-pw", "pw"));
       JsonNode e = ws.nextJson().path("error");
       assertThat(e.path("error").asText()).isEqualTo("too-many-requests");
@@ -181,7 +182,7 @@ class AuthRulesTest {
     start();
     String token = server.issueToken("alice");
     for (int i = 0; i < 60; i++) {
-      try (RawWs ws = RawWs.connect(server.url())) {
+      try (RawPeer ws = RawPeer.ddp(server.url())) {
         ws.sendText(i % 2 == 0
             ? ServerHostileInputTest.login("bob", "bob-pw", "p" + i)
             : resume("r" + i, token));
@@ -189,11 +190,11 @@ class AuthRulesTest {
       }
     }
     // A few failures among them leave the others alone.
-    try (RawWs ws = RawWs.connect(server.url())) {
+    try (RawPeer ws = RawPeer.ddp(server.url())) {
       ws.sendText(ServerHostileInputTest.login("carol", "guess", "bad"));
       assertThat(ws.nextJson().path("error").path("error").asInt()).isEqualTo(403);
     }
-    try (RawWs ws = RawWs.connect(server.url())) {
+    try (RawPeer ws = RawPeer.ddp(server.url())) {
       ws.sendText(ServerHostileInputTest.login("carol", "carol-pw", "good"));
       assertThat(ws.nextJson().has("result")).isTrue();
     }

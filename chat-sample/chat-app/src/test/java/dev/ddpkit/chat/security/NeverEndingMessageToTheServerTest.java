@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.ServerConnectionListener;
+import dev.ddpkit.chat.server.testing.RawPeer;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -34,12 +35,12 @@ class NeverEndingMessageToTheServerTest {
   private static final int ATTACKERS = 4;
 
   @TempDir Path dir;
-  private final List<RawWs> sockets = new ArrayList<>();
+  private final List<RawPeer> sockets = new ArrayList<>();
   private ChatServer server;
 
   @AfterEach
   void cleanUp() {
-    sockets.forEach(RawWs::close);
+    sockets.forEach(RawPeer::close);
     if (server != null) {
       server.kill();
     }
@@ -61,7 +62,7 @@ class NeverEndingMessageToTheServerTest {
 
     List<Attacker> attackers = new ArrayList<>();
     for (int i = 0; i < ATTACKERS; i++) {
-      attackers.add(new Attacker(track(RawWs.connect(server.url()).sendBuffer(32 * 1024))));
+      attackers.add(new Attacker(track(RawPeer.builder(server.url()).sendBuffer(32 * 1024).ddp())));
     }
     for (Attacker a : attackers) {
       a.start();
@@ -74,7 +75,7 @@ class NeverEndingMessageToTheServerTest {
     await().atMost(10, SECONDS).until(() -> serverCloses.size() == ATTACKERS);
     assertThat(serverCloses).containsOnly(1009);
 
-    RawWs fresh = track(RawWs.connect(server.url()));
+    RawPeer fresh = track(RawPeer.ddp(server.url()));
     fresh.sendText(ServerHostileInputTest.login("bob", "bob-pw", "1"));
     JsonNode login = fresh.nextJson();
     assertThat(login.has("result")).as("login after the attack: %s", login).isTrue();
@@ -82,7 +83,7 @@ class NeverEndingMessageToTheServerTest {
         .isLessThan(LIMIT);
   }
 
-  private RawWs track(RawWs ws) {
+  private RawPeer track(RawPeer ws) {
     sockets.add(ws);
     return ws;
   }
@@ -95,11 +96,11 @@ class NeverEndingMessageToTheServerTest {
 
   /** Sends fragments until the server's close frame, or the end of the stream, arrives. */
   private static final class Attacker {
-    final RawWs ws;
+    final RawPeer ws;
     final AtomicLong sent = new AtomicLong();
     final CompletableFuture<Long> sentWhenClosed = new CompletableFuture<>();
 
-    Attacker(RawWs ws) {
+    Attacker(RawPeer ws) {
       this.ws = ws;
     }
 
@@ -107,7 +108,7 @@ class NeverEndingMessageToTheServerTest {
       Thread reader = new Thread(() -> {
         try {
           ws.awaitClose();
-        } catch (IOException | AssertionError e) {
+        } catch (IOException e) {
           // a reset: the server has closed as well
         }
         sentWhenClosed.complete(sent.get());
@@ -123,7 +124,7 @@ class NeverEndingMessageToTheServerTest {
       byte[] fragment = new byte[64 * 1024];
       java.util.Arrays.fill(fragment, (byte) 'x');
       try {
-        ws.sendFragment(RawWs.TEXT, /* fin= */ false, fragment);
+        ws.sendFragment(RawPeer.TEXT, /* fin= */ false, fragment);
         sent.addAndGet(fragment.length);
         while (!sentWhenClosed.isDone() && sent.get() < 16L * LIMIT) {
           ws.sendFragment(0, /* fin= */ false, fragment);

@@ -13,6 +13,7 @@ import dev.ddpkit.chat.ChatClientBuilder;
 import dev.ddpkit.chat.ChatListener;
 import dev.ddpkit.chat.ChatStatus;
 import dev.ddpkit.chat.server.ChatServer;
+import dev.ddpkit.chat.server.testing.RawPeer;
 import dev.ddpkit.ddp.DdpClient;
 import dev.ddpkit.reconnect.Backoff;
 import java.nio.file.Path;
@@ -79,12 +80,12 @@ class SecretsNeverLoggedTest {
         erin.flush().get(20, SECONDS);
 
         // Protocol errors, one of them a malformed login carrying the digest.
-        try (RawWs raw = RawWs.connect(server.url())) {
+        try (RawPeer raw = RawPeer.ddp(server.url())) {
           String login = ServerHostileInputTest.login("erin", PASSWORD, "x1");
           raw.sendText(login.substring(0, login.length() - 3));
           raw.awaitClose();
         }
-        try (RawWs raw = RawWs.connect(server.url())) {
+        try (RawPeer raw = RawPeer.ddp(server.url())) {
           raw.sendText("{\"msg\":\"method\",\"id\":7,\"method\":\"login\",\"params\":[{\"resume\":\""
               + first + "\"}]}");
           raw.nextJson();

@@ -10,9 +10,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.ChatServerBuilder;
 import dev.ddpkit.chat.server.ServerConnectionListener;
+import dev.ddpkit.chat.server.testing.RawPeer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -36,11 +38,11 @@ class ServerHostileInputTest {
 
   @TempDir Path dir;
   private final List<ChatServer> servers = new ArrayList<>();
-  private final List<RawWs> sockets = new ArrayList<>();
+  private final List<RawPeer> sockets = new ArrayList<>();
 
   @AfterEach
   void cleanUp() {
-    sockets.forEach(RawWs::close);
+    sockets.forEach(RawPeer::close);
     servers.forEach(ChatServer::kill);
   }
 
@@ -59,7 +61,7 @@ class ServerHostileInputTest {
     long deadline = System.nanoTime() + java.time.Duration.ofSeconds(60 + frames / 100L).toNanos();
     List<Integer> closes = new ArrayList<>();
     try (LogCapture logs = new LogCapture(Level.WARN)) {
-      RawWs ws = session(s, r);
+      RawPeer ws = session(s, r);
       for (int i = 0; i < frames; i++) {
         assertThat(System.nanoTime() - deadline).as("time left after %d of %d frames", i, frames)
             .isNegative();
@@ -67,14 +69,14 @@ class ServerHostileInputTest {
         // A fence: the pong to this ping comes after every answer to the frame above.
         String fence = "fence-" + i;
         ws.sendText("{\"msg\":\"ping\",\"id\":\"" + fence + "\"}");
-        RawWs.Frame f;
-        while ((f = ws.next()) != null && f.opcode() != RawWs.CLOSE) {
-          if (f.opcode() == RawWs.TEXT && f.json().path("id").asText().equals(fence)
+        RawPeer.Frame f;
+        while ((f = ws.next()) != null && f.opcode() != RawPeer.CLOSE) {
+          if (f.opcode() == RawPeer.TEXT && f.json().path("id").asText().equals(fence)
               && f.json().path("msg").asText().equals("pong")) {
             break;
           }
         }
-        if (f == null || f.opcode() == RawWs.CLOSE) {
+        if (f == null || f.opcode() == RawPeer.CLOSE) {
           closes.add(f == null ? 1006 : f.closeCode());
           ws.close();
           ws = session(s, r);
@@ -99,7 +101,7 @@ class ServerHostileInputTest {
   @Test
   void aFrameNestedAtTheDepthLimitGetsAnErrorWithoutItsEchoNot1011() throws Exception {
     ChatServer s = start(b -> b);
-    RawWs ws = track(RawWs.connect(s.url()));
+    RawPeer ws = track(RawPeer.ddp(s.url()));
     ws.sendText("{\"msg\":\"sub\",\"id\":" + "[".repeat(999) + "]".repeat(999) + "}");
     JsonNode e = ws.nextJson();
     assertThat(e.path("msg").asText()).isEqualTo("error");
@@ -120,15 +122,15 @@ class ServerHostileInputTest {
             serverCloses.add(code);
           }
         }));
-    RawWs badJson = track(RawWs.connect(s.url()));
+    RawPeer badJson = track(RawPeer.ddp(s.url()));
     badJson.sendText("{\"msg\":\"connect\",");
     assertThat(closeCodeOf(badJson)).isEqualTo(1002);
 
-    RawWs binary = track(RawWs.connect(s.url()));
+    RawPeer binary = track(RawPeer.ddp(s.url()));
     binary.sendBinary(new byte[] {0, 1, 2});
     assertThat(closeCodeOf(binary)).isEqualTo(1003);
 
-    RawWs huge = track(RawWs.connect(s.url()));
+    RawPeer huge = track(RawPeer.ddp(s.url()));
     try {
       huge.sendText("{\"msg\":\"ping\",\"id\":\"" + "x".repeat(100 * 1024) + "\"}");
     } catch (IOException e) {
@@ -147,18 +149,18 @@ class ServerHostileInputTest {
     ChatServer s = start(b -> b.acceptRate(50).workers(2));
     int base = serverThreads();
     int n = 300;
-    List<RawWs> dials = new ArrayList<>();
+    List<RawPeer> dials = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      dials.add(track(RawWs.dial(s.url(), 20_000)));
+      dials.add(track(RawPeer.builder(s.url()).timeout(Duration.ofSeconds(20)).dial()));
     }
     int accepted = 0;
     int rejected = 0;
     int maxThreads = 0;
-    for (RawWs ws : dials) {
+    for (RawPeer ws : dials) {
       assertThat(ws.readUpgrade()).contains(" 101 ");
-      RawWs.Frame f = ws.next();
+      RawPeer.Frame f = ws.next();
       assertThat(f).isNotNull();
-      if (f.opcode() == RawWs.CLOSE) {
+      if (f.opcode() == RawPeer.CLOSE) {
         assertThat(f.closeCode()).isEqualTo(1013);
         assertThat(f.closeReason()).matches(RETRY_AFTER);
         rejected++;
@@ -199,14 +201,14 @@ class ServerHostileInputTest {
     return s;
   }
 
-  private RawWs track(RawWs ws) {
+  private RawPeer track(RawPeer ws) {
     sockets.add(ws);
     return ws;
   }
 
   /** A connected session, logged in as alice half of the time (so methods get past the login). */
-  private RawWs session(ChatServer s, Random r) throws IOException {
-    RawWs ws = track(RawWs.connect(s.url()));
+  private RawPeer session(ChatServer s, Random r) throws IOException {
+    RawPeer ws = track(RawPeer.ddp(s.url()));
     if (r.nextBoolean()) {
       ws.sendText(login("alice", "alice-pw", "login-1"));
       JsonNode res = ws.nextJson();
@@ -216,14 +218,14 @@ class ServerHostileInputTest {
     return ws;
   }
 
-  private static int closeCodeOf(RawWs ws) throws IOException {
-    RawWs.Frame f = ws.awaitClose();
+  private static int closeCodeOf(RawPeer ws) throws IOException {
+    RawPeer.Frame f = ws.awaitClose();
     return f == null ? 1006 : f.closeCode();
   }
 
   /** A fresh client logs in and reads the history. */
   static void assertServes(ChatServer s) throws IOException {
-    try (RawWs ws = RawWs.connect(s.url())) {
+    try (RawPeer ws = RawPeer.ddp(s.url())) {
       ws.sendText(login("bob", "bob-pw", "l1"));
       assertThat(ws.nextJson().has("result")).isTrue();
       ws.nextJson();

@@ -7,10 +7,12 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.ddpkit.chat.server.testing.RawPeer;
 import dev.ddpkit.reconnect.VirtualScheduler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,6 +30,8 @@ class BadFramesClosedAndLoggedOnceTest extends ServerTestSupport {
   private static final byte[] CONNECT =
       "{\"msg\":\"connect\",\"version\":\"1\",\"support\":[\"1\"]}".getBytes(StandardCharsets.UTF_8);
 
+  /** Mask keys, seeded: the same bytes on every run. */
+  private final Random masks = new Random(6455);
   private final ListAppender<ILoggingEvent> logged = new ListAppender<>();
   private final Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
 
@@ -46,13 +50,13 @@ class BadFramesClosedAndLoggedOnceTest extends ServerTestSupport {
   @Test
   void anUnmaskedFrameIsClosedWith1002AndAMaskedOneIsServed() throws Exception {
     ChatServer s = startSeeded(b -> b);
-    try (RawClient c = RawClient.upgraded(s.url())) {
-      c.write(RawClient.frame(1, /* fin= */ true, /* masked= */ false, CONNECT));
+    try (RawPeer c = RawPeer.upgraded(s.url())) {
+      c.sendRaw(frame(1, /* fin= */ true, /* masked= */ false, CONNECT));
       assertThat(c.awaitCloseCode()).isEqualTo(1002);
     }
-    try (RawClient c = RawClient.upgraded(s.url())) {
-      c.write(RawClient.frame(1, /* fin= */ true, /* masked= */ true, CONNECT));
-      c.write(RawClient.frame(8, /* fin= */ true, /* masked= */ true, new byte[] {0x03, (byte) 0xE8}));
+    try (RawPeer c = RawPeer.upgraded(s.url())) {
+      c.sendRaw(frame(1, /* fin= */ true, /* masked= */ true, CONNECT));
+      c.sendRaw(frame(8, /* fin= */ true, /* masked= */ true, new byte[] {0x03, (byte) 0xE8}));
       assertThat(c.awaitCloseCode()).as("a masked connect, then a close of ours").isEqualTo(1000);
     }
     assertThat(lines(PeerErrorLog.class)).singleElement().asString()
@@ -62,14 +66,14 @@ class BadFramesClosedAndLoggedOnceTest extends ServerTestSupport {
   @Test
   void anUnmaskedFrameAfterMaskedOnesInTheSameWriteIsClosedWith1002() throws Exception {
     ChatServer s = startSeeded(b -> b);
-    try (RawClient c = RawClient.upgraded(s.url())) {
+    try (RawPeer c = RawPeer.upgraded(s.url())) {
       byte[] ping = "{\"msg\":\"ping\"}".getBytes(StandardCharsets.UTF_8);
-      byte[] masked = RawClient.frame(1, true, true, ping);
-      byte[] unmasked = RawClient.frame(1, true, false, ping);
+      byte[] masked = frame(1, true, true, ping);
+      byte[] unmasked = frame(1, true, false, ping);
       byte[] both = new byte[masked.length + unmasked.length];
       System.arraycopy(masked, 0, both, 0, masked.length);
       System.arraycopy(unmasked, 0, both, masked.length, unmasked.length);
-      c.write(both);
+      c.sendRaw(both);
       assertThat(c.awaitCloseCode()).isEqualTo(1002);
     }
   }
@@ -81,12 +85,12 @@ class BadFramesClosedAndLoggedOnceTest extends ServerTestSupport {
     int attempts = 30;
     for (int i = 0; i < attempts; i++) {
       byte[] bad = switch (i % 3) {
-        case 0 -> RawClient.frame(1, true, /* masked= */ false, CONNECT); // our check
-        case 1 -> RawClient.frame(0x41, true, true, CONNECT); // RSV1: the library's check
-        default -> RawClient.frame(0, true, true, CONNECT); // a continuation of nothing: ours
+        case 0 -> frame(1, true, /* masked= */ false, CONNECT); // our check
+        case 1 -> frame(0x41, true, true, CONNECT); // RSV1: the library's check
+        default -> frame(0, true, true, CONNECT); // a continuation of nothing: ours
       };
-      try (RawClient c = RawClient.upgraded(s.url())) {
-        c.write(bad);
+      try (RawPeer c = RawPeer.upgraded(s.url())) {
+        c.sendRaw(bad);
         assertThat(c.awaitCloseCode()).as("attempt %d", i).isEqualTo(1002);
       }
     }
@@ -97,12 +101,17 @@ class BadFramesClosedAndLoggedOnceTest extends ServerTestSupport {
         .noneMatch(e -> e.getLevel().isGreaterOrEqual(Level.ERROR));
 
     time.advance(Duration.ofMinutes(1));
-    try (RawClient c = RawClient.upgraded(s.url())) {
-      c.write(RawClient.frame(1, true, false, CONNECT));
+    try (RawPeer c = RawPeer.upgraded(s.url())) {
+      c.sendRaw(frame(1, true, false, CONNECT));
       assertThat(c.awaitCloseCode()).isEqualTo(1002);
     }
     assertThat(lines(PeerErrorLog.class)).hasSize(PeerErrorLog.LINES_PER_ADDRESS + 2)
         .last().asString().contains((attempts - PeerErrorLog.LINES_PER_ADDRESS) + " more");
+  }
+
+  /** One frame, FIN as given, masked with a key of {@link #masks} or not masked at all. */
+  private byte[] frame(int opcode, boolean fin, boolean masked, byte[] payload) {
+    return RawPeer.encode(opcode, fin, masked, payload, masks);
   }
 
   private List<ILoggingEvent> events() {
