@@ -100,6 +100,21 @@ class RoomModelTest {
     h.ready(h.expect("sub r1/deleteMessageBulk"));
   }
 
+  /**
+   * Reconnects and loses the {@code lastUpdate} catch-up's answer to the frame limit (the
+   * client's transport closes with 1009 at its first bytes), then joins again on a new
+   * connection: from now on the client catches up in cursor pages.
+   */
+  private static void lastUpdateOverTheFrameLimit(ChatHarness h) {
+    h.reconnect();
+    joinedAgain(h);
+    h.expect("messages/get r1"); // lastUpdate: its answer is too big for the client
+    h.end().closeFromServer(1009, "message over the frame limit");
+    h.advance(Duration.ofSeconds(1));
+    h.accept();
+    joinedAgain(h);
+  }
+
   /** A cursor page of {@code messages/get}: {@code {updated, deleted, cursor: {next, previous}}}. */
   private static String page(List<ObjectNode> updated, Map<String, Long> deleted, String next) {
     ObjectNode r = (ObjectNode) JsonNodeFactory.instance.objectNode();
@@ -133,14 +148,7 @@ class RoomModelTest {
   void aLastUpdateAnswerOverTheFrameLimitIsAskedAgainInCursorPagesAndConverges() {
     try (ChatHarness h = joined(b -> b)) {
       h.push("r1", "m2", "two", 2000); // the sync point is now 2000
-      h.reconnect();
-      joinedAgain(h);
-      h.expect("messages/get r1"); // lastUpdate: its answer is too big for the client
-      // The client's transport closes with 1009 at the answer's first bytes.
-      h.end().closeFromServer(1009, "message over the frame limit");
-      h.advance(Duration.ofSeconds(1));
-      h.accept();
-      joinedAgain(h);
+      lastUpdateOverTheFrameLimit(h);
       Frame first = h.expect("messages/get r1");
       assertThat(pageAsked(first)).isEqualTo("UPDATED 2000 " + CatchUps.PAGE);
       // Two changes share the page's last millisecond, 3000: the next page starts just before it.
@@ -169,13 +177,7 @@ class RoomModelTest {
   @Test
   void aFullPageThatSharesOneMillisecondIsAskedAgainLarger() {
     try (ChatHarness h = joined(b -> b)) {
-      h.reconnect();
-      joinedAgain(h);
-      h.expect("messages/get r1");
-      h.end().closeFromServer(1009, "message over the frame limit");
-      h.advance(Duration.ofSeconds(1));
-      h.accept();
-      joinedAgain(h);
+      lastUpdateOverTheFrameLimit(h);
       h.result(h.expect("messages/get r1"), page(List.of(), Map.of(), null)); // UPDATED: none
       Frame deleted = h.expect("messages/get r1");
       assertThat(pageAsked(deleted)).isEqualTo("DELETED 1000 " + CatchUps.PAGE);
@@ -197,13 +199,7 @@ class RoomModelTest {
   @Test
   void anUpdatedPageThatMakesNoProgressStillLeavesTheDeletionsToAsk() {
     try (ChatHarness h = joined(b -> b)) {
-      h.reconnect();
-      joinedAgain(h);
-      h.expect("messages/get r1");
-      h.end().closeFromServer(1009, "message over the frame limit");
-      h.advance(Duration.ofSeconds(1));
-      h.accept();
-      joinedAgain(h);
+      lastUpdateOverTheFrameLimit(h);
       Frame updated = h.expect("messages/get r1");
       assertThat(pageAsked(updated)).isEqualTo("UPDATED 1000 " + CatchUps.PAGE);
       // A cursor that does not move past where the page began: no further UPDATED page.
