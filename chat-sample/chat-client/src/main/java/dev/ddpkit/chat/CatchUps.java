@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@code lastUpdate} has no limit: after a long outage in a busy room its one answer can pass
  * the client's frame limit, and the connection closes with 1009 before the answer is read (it
  * would again at every reconnect). Once a connection closed so while such an answer was due, the
- * client catches up in cursor pages instead ({@code type} UPDATED then DELETED, {@value #PAGE} a
- * page), for as long as it lives.
+ * client catches up in cursor pages instead ({@link CatchUpPages}: {@code type} UPDATED then
+ * DELETED, {@value CatchUpPages#PAGE} a page), for as long as it lives.
  */
 final class CatchUps {
   private static final Logger log = LoggerFactory.getLogger(CatchUps.class);
@@ -39,10 +39,6 @@ final class CatchUps {
   static final String MISSED = RocketChatNames.LOAD_MISSED_MESSAGES;
   static final String HISTORY = RocketChatNames.LOAD_HISTORY;
   static final String MESSAGES_GET = RocketChatNames.MESSAGES_GET;
-  /** Changes a page of a paged catch-up asks for. */
-  static final int PAGE = 100;
-  /** The most a page asks for when a whole page shares one time (Rocket.Chat's own cap). */
-  static final int MAX_PAGE = 1000;
   /** The close code of a message over the frame limit. */
   private static final int TOO_BIG = 1009;
 
@@ -74,7 +70,7 @@ final class CatchUps {
   /** The {@code lastUpdate} calls of this connection not answered, or lost with it. */
   private final Set<CompletableFuture<JsonNode>> lastUpdateDue = new HashSet<>();
   /** The paged catch-up of each room that has one under way. */
-  private final Map<Room, Pages> pages = new HashMap<>();
+  private final Map<Room, CatchUpPages> pages = new HashMap<>();
 
   CatchUps(ChatSession session) {
     this.session = session;
@@ -157,7 +153,7 @@ final class CatchUps {
     if (code == TOO_BIG && !lastUpdateDue.isEmpty() && !paged) {
       paged = true;
       log.info("{}: a catch-up answer passed the frame limit (closed with 1009); catching up in "
-          + "pages of {} from now on", session.settings.name(), PAGE);
+          + "pages of {} from now on", session.settings.name(), CatchUpPages.PAGE);
     }
     lastUpdateDue.clear();
   }
@@ -373,7 +369,7 @@ final class CatchUps {
   }
 
   private void handleFetched(Room room, String method, JsonNode result, Throwable error) {
-    Pages page = pages.get(room);
+    CatchUpPages page = pages.get(room);
     if (error == null && method.equals(MESSAGES_GET) && page != null) {
       int[] bad = {0};
       boolean more = page.add(result, room.rid, bad);
@@ -473,77 +469,13 @@ final class CatchUps {
   }
 
   /** The room's paged catch-up, begun now if it has none for its current catch-up. */
-  private Pages pagesOf(Room room) {
-    Pages p = pages.get(room);
+  private CatchUpPages pagesOf(Room room) {
+    CatchUpPages p = pages.get(room);
     if (p == null || p.catchUp != room.catchUp) {
-      p = new Pages(room.catchUp, syncSince(room).toEpochMilli());
+      p = new CatchUpPages(room.catchUp, syncSince(room).toEpochMilli());
       pages.put(room, p);
     }
     return p;
-  }
-
-  /**
-   * A catch-up in cursor pages: the UPDATED pages from the sync point, then the DELETED ones,
-   * gathered and applied together at the end like one {@code lastUpdate} answer. Each next page
-   * starts one millisecond before the last one's end (Rocket.Chat's cursor is "after this time",
-   * and more changes may share the last millisecond than the page held); a full page that all
-   * shares one millisecond is asked again twice as large, up to {@value #MAX_PAGE}.
-   */
-  private static final class Pages {
-    final RoomTimeline.CatchUp catchUp;
-    final long since;
-    boolean deletions;
-    long next;
-    int count = PAGE;
-    final List<ChatMessage> updated = new ArrayList<>();
-    final Map<String, Instant> deleted = new HashMap<>();
-
-    Pages(RoomTimeline.CatchUp catchUp, long since) {
-      this.catchUp = catchUp;
-      this.since = since;
-      this.next = since;
-    }
-
-    /** The options of the next page's {@code messages/get}. */
-    Map<String, Object> request() {
-      return Map.of("type", deletions ? "DELETED" : "UPDATED", "next", Long.toString(next),
-          "count", count);
-    }
-
-    /** Adds a page; returns whether another page is due. */
-    boolean add(JsonNode result, String rid, int[] bad) {
-      JsonNode list = result == null ? null : result.get(deletions ? "deleted" : "updated");
-      if (deletions) {
-        deleted.putAll(MessageParser.deletions(list, bad));
-      } else {
-        updated.addAll(MessageParser.parseList(list, rid, bad));
-      }
-      JsonNode cursor = result == null ? null : result.path("cursor").get("next");
-      int n = list != null && list.isArray() ? list.size() : 0;
-      if (cursor != null && cursor.isTextual() && n > 0) {
-        String field = deletions ? "_deletedAt" : "_updatedAt";
-        long first = MessageParser.timestamp(list.get(0).get(field)).map(Instant::toEpochMilli)
-            .orElse(next);
-        long last = MessageParser.timestamp(list.get(n - 1).get(field)).map(Instant::toEpochMilli)
-            .orElse(next);
-        if (last > next) {
-          if (first == last && n >= count && count < MAX_PAGE) {
-            count = Math.min(2 * count, MAX_PAGE);
-          } else {
-            next = first == last ? last : last - 1;
-          }
-          return true;
-        }
-        // No progress (a server that does not page as Rocket.Chat does): this kind ends here.
-      }
-      if (!deletions) {
-        deletions = true;
-        next = since;
-        count = PAGE;
-        return true;
-      }
-      return false;
-    }
   }
 
   /** The room's sync point (newest server change time applied) less the overlap. */

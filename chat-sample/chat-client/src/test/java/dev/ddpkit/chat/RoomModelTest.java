@@ -150,16 +150,16 @@ class RoomModelTest {
       h.push("r1", "m2", "two", 2000); // the sync point is now 2000
       lastUpdateOverTheFrameLimit(h);
       Frame first = h.expect("messages/get r1");
-      assertThat(pageAsked(first)).isEqualTo("UPDATED 2000 " + CatchUps.PAGE);
+      assertThat(pageAsked(first)).isEqualTo("UPDATED 2000 " + CatchUpPages.PAGE);
       // Two changes share the page's last millisecond, 3000: the next page starts just before it.
       h.result(first, page(List.of(edited("r1", "m1", "one!", 1000, 2500),
           fresh("r1", "m3", "three", 3000)), Map.of(), "3000"));
       Frame second = h.expect("messages/get r1");
-      assertThat(pageAsked(second)).isEqualTo("UPDATED 2999 " + CatchUps.PAGE);
+      assertThat(pageAsked(second)).isEqualTo("UPDATED 2999 " + CatchUpPages.PAGE);
       h.result(second, page(List.of(fresh("r1", "m3", "three", 3000),
           fresh("r1", "m4", "four", 3000)), Map.of(), null));
       Frame deleted = h.expect("messages/get r1");
-      assertThat(pageAsked(deleted)).isEqualTo("DELETED 2000 " + CatchUps.PAGE);
+      assertThat(pageAsked(deleted)).isEqualTo("DELETED 2000 " + CatchUpPages.PAGE);
       assertThat(view(h)).as("nothing applied before the last page")
           .containsExactly("m1=one", "m2=two");
       h.result(deleted, page(List.of(), Map.of("m2", 3100L), null));
@@ -180,15 +180,15 @@ class RoomModelTest {
       lastUpdateOverTheFrameLimit(h);
       h.result(h.expect("messages/get r1"), page(List.of(), Map.of(), null)); // UPDATED: none
       Frame deleted = h.expect("messages/get r1");
-      assertThat(pageAsked(deleted)).isEqualTo("DELETED 1000 " + CatchUps.PAGE);
+      assertThat(pageAsked(deleted)).isEqualTo("DELETED 1000 " + CatchUpPages.PAGE);
       // A bulk deletion: a whole page of deletions at one millisecond, and more to come.
       Map<String, Long> bulk = new java.util.HashMap<>();
-      for (int i = 0; i < CatchUps.PAGE; i++) {
+      for (int i = 0; i < CatchUpPages.PAGE; i++) {
         bulk.put("gone" + i, 5000L);
       }
       h.result(deleted, page(List.of(), bulk, "5000"));
       Frame larger = h.expect("messages/get r1");
-      assertThat(pageAsked(larger)).isEqualTo("DELETED 1000 " + 2 * CatchUps.PAGE);
+      assertThat(pageAsked(larger)).isEqualTo("DELETED 1000 " + 2 * CatchUpPages.PAGE);
       bulk.put("m1", 5000L);
       h.result(larger, page(List.of(), bulk, null));
       assertThat(view(h)).isEmpty();
@@ -201,11 +201,11 @@ class RoomModelTest {
     try (ChatHarness h = joined(b -> b)) {
       lastUpdateOverTheFrameLimit(h);
       Frame updated = h.expect("messages/get r1");
-      assertThat(pageAsked(updated)).isEqualTo("UPDATED 1000 " + CatchUps.PAGE);
+      assertThat(pageAsked(updated)).isEqualTo("UPDATED 1000 " + CatchUpPages.PAGE);
       // A cursor that does not move past where the page began: no further UPDATED page.
       h.result(updated, page(List.of(edited("r1", "m1", "one!", 1000, 1000)), Map.of(), "1000"));
       Frame deleted = h.expect("messages/get r1");
-      assertThat(pageAsked(deleted)).isEqualTo("DELETED 1000 " + CatchUps.PAGE);
+      assertThat(pageAsked(deleted)).isEqualTo("DELETED 1000 " + CatchUpPages.PAGE);
       h.result(deleted, page(List.of(), Map.of("m1", 1500L), null));
       assertThat(view(h)).isEmpty();
       assertThat(h.recorder.changes).containsExactly("deleted m1");
