@@ -123,12 +123,15 @@ class NeverEndingMessageToTheServerTest {
     private void stream() {
       byte[] fragment = new byte[64 * 1024];
       java.util.Arrays.fill(fragment, (byte) 'x');
+      // Each fragment counts from the start of its write: the server closes once it has read the
+      // whole fragment past the limit, and its close can reach the reader before this thread
+      // returns from writing that fragment (seen under load: exactly LIMIT counted).
       try {
-        ws.sendFragment(RawPeer.TEXT, /* fin= */ false, fragment);
         sent.addAndGet(fragment.length);
+        ws.sendFragment(RawPeer.TEXT, /* fin= */ false, fragment);
         while (!sentWhenClosed.isDone() && sent.get() < 16L * LIMIT) {
-          ws.sendFragment(0, /* fin= */ false, fragment);
           sent.addAndGet(fragment.length);
+          ws.sendFragment(RawPeer.CONTINUATION, /* fin= */ false, fragment);
         }
       } catch (IOException e) {
         sentWhenClosed.complete(sent.get()); // the server closed the socket
