@@ -185,36 +185,22 @@ public final class RawPeer implements AutoCloseable {
 
     /** Connects and sends the upgrade request, without reading the answer ({@link #readUpgrade}). */
     public RawPeer dial() throws IOException {
-      RawPeer p = tcp();
-      try {
-        p.write(upgradeRequest(url.toString(), p.random));
-        p.flush();
-        return p;
-      } catch (IOException e) {
-        p.close();
-        throw e;
-      }
+      return closedIfItFails(tcp(), p -> p.sendRaw(upgradeRequest(url.toString(), p.random)));
     }
 
     /** Connects and completes the upgrade; an {@link IOException} unless the server sent 101. */
     public RawPeer upgraded() throws IOException {
-      RawPeer p = dial();
-      try {
+      return closedIfItFails(dial(), p -> {
         String status = p.readUpgrade();
         if (!status.startsWith("HTTP/1.1 101")) {
           throw new IOException("upgrade refused: " + status);
         }
-        return p;
-      } catch (IOException e) {
-        p.close();
-        throw e;
-      }
+      });
     }
 
     /** Upgrades, reads the {@code server_id} greeting and does the DDP handshake (version 1). */
     public RawPeer ddp() throws IOException {
-      RawPeer p = upgraded();
-      try {
+      return closedIfItFails(upgraded(), p -> {
         JsonNode greeting = p.nextJson();
         if (!greeting.has("server_id")) {
           throw new IOException("expected server_id, got " + greeting);
@@ -224,8 +210,20 @@ public final class RawPeer implements AutoCloseable {
         if (!connected.path("msg").asText().equals("connected")) {
           throw new IOException("not connected: " + connected);
         }
+      });
+    }
+
+    /** One step of a dial on {@code p}. */
+    private interface Step {
+      void on(RawPeer p) throws IOException;
+    }
+
+    /** {@code p} once {@code step} has run on it; closed if the step fails, so no socket leaks. */
+    private static RawPeer closedIfItFails(RawPeer p, Step step) throws IOException {
+      try {
+        step.on(p);
         return p;
-      } catch (IOException e) {
+      } catch (IOException | RuntimeException e) {
         p.close();
         throw e;
       }
