@@ -200,14 +200,7 @@ final class Attacks {
       peers.add(p);
     }
     long opened = System.nanoTime();
-    while (!stop.get()) {
-      Thread.sleep(50);
-    }
-    int closed = 0;
-    for (RawPeer p : peers) {
-      closed += p.closedByServer(100) ? 1 : 0;
-      p.close();
-    }
+    int closed = closedWhenStopped(stop, peers, 100);
     return "200 sockets (100 silent, 100 with half an upgrade request): " + closed
         + " closed by the server within " + (System.nanoTime() - opened) / 1_000_000
         + " ms (serve's upgrade deadline: 5 s)";
@@ -236,14 +229,7 @@ final class Attacks {
       threads.add(t);
       t.start();
     }
-    while (!stop.get()) {
-      Thread.sleep(50);
-    }
-    int dropped = 0;
-    for (RawPeer p : peers) {
-      dropped += p.closedByServer(100) ? 1 : 0;
-      p.close();
-    }
+    int dropped = closedWhenStopped(stop, peers, 100);
     for (Thread t : threads) {
       t.join(5_000);
     }
@@ -361,16 +347,26 @@ final class Attacks {
       }
     }
     int held = peers.size();
+    int closed = closedWhenStopped(stop, peers, 1);
+    return held + " DDP sessions open at once (" + failed + " failed to open), " + closed
+        + " closed by the server while held";
+  }
+
+  /**
+   * Holds {@code peers} open until {@code stop}, then counts (and closes) those the server has
+   * closed, giving each {@code waitMillis} to show it.
+   */
+  private static int closedWhenStopped(AtomicBoolean stop, List<RawPeer> peers, int waitMillis)
+      throws InterruptedException {
     while (!stop.get()) {
-      Thread.sleep(50);
+      Thread.sleep(50); // polling the phase's end, not a synchronisation
     }
     int closed = 0;
     for (RawPeer p : peers) {
-      closed += p.closedByServer(1) ? 1 : 0;
+      closed += p.closedByServer(waitMillis) ? 1 : 0;
       p.close();
     }
-    return held + " DDP sessions open at once (" + failed + " failed to open), " + closed
-        + " closed by the server while held";
+    return closed;
   }
 
   /**
