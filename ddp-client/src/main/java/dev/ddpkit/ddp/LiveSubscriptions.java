@@ -127,9 +127,13 @@ final class LiveSubscriptions {
   }
 
   /**
-   * The session resumed: the server still runs every subscription sent in it. Those stopped
-   * while offline are unsubscribed now (else they would stream on), the ready ones are current
-   * again, and those made while offline are sent.
+   * The session resumed: the server still runs every subscription it received in it. Those
+   * stopped while offline are unsubscribed now (else they would stream on), the ready ones are
+   * current again, and those made while offline are sent. One sent but never answered ({@code
+   * ready} or {@code nosub}) is sent again: the resume proves the server wrote us everything, not
+   * that it read everything we wrote, and a {@code sub} lost with the old socket would otherwise
+   * never be answered. A server that did read it ignores the repeated id (DDP) and its answer
+   * comes in the replay.
    */
   void resumed() {
     for (String id : unsubsWhileOffline) {
@@ -139,6 +143,9 @@ final class LiveSubscriptions {
     unsubsWhileOffline.clear();
     for (SubscriptionImpl s : subs.values()) {
       s.markCurrentIfReady();
+      if (s.isSent() && !s.isReady()) {
+        s.markUnsent(); // unanswered at the drop: perhaps never read
+      }
     }
     sendUnsent();
   }

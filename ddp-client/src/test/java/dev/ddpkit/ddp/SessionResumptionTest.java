@@ -197,15 +197,43 @@ class SessionResumptionTest {
       Subscription items = h.client.subscribe("items");
       Subscription other = h.client.subscribe("other");
       s1.drain();
+      // Both answered: one sent but unanswered would be sent again on the resume
+      // (aSubscriptionUnansweredAtTheDropIsSentAgainOnTheResumeAndAReadyOneIsNot).
+      s1.send("{'msg':'ready','subs':['" + items.id() + "','" + other.id() + "']}");
       s1.closeFromServer(1006, "");
       items.stop();
       Subscription later = h.client.subscribe("later");
       h.redial();
 
-      ServerEnd s2 = h.handshake(Harness.connectWithSession("s1", 1), "s1");
+      ServerEnd s2 = h.handshake(Harness.connectWithSession("s1", 2), "s1");
 
       s2.expect("{'msg':'unsub','id':'" + items.id() + "'}", sub(later, "later"));
       assertThat(other.ended()).isNotDone();
+    }
+  }
+
+  @Test
+  void aSubscriptionUnansweredAtTheDropIsSentAgainOnTheResumeAndAReadyOneIsNot() {
+    try (Harness h = new Harness()) {
+      ServerEnd s1 = h.connect("s1");
+      Subscription answered = h.client.subscribe("answered");
+      Subscription lost = h.client.subscribe("lost");
+      s1.expect(sub(answered, "answered"), sub(lost, "lost"));
+      s1.send("{'msg':'ready','subs':['" + answered.id() + "']}");
+      // The socket dies with the second sub still unread by the server: the count (2 frames
+      // received) still matches what the server wrote, so it resumes.
+      s1.closeFromServer(1006, "");
+      h.redial();
+
+      ServerEnd s2 = h.handshake(Harness.connectWithSession("s1", 2), "s1");
+
+      s2.expect(sub(lost, "lost"));
+      s2.expectNothing();
+      assertThat(lost.ready()).isNotDone();
+      s2.send("{'msg':'ready','subs':['" + lost.id() + "']}");
+      assertThat(lost.ready()).isDone();
+      assertThat(answered.isCurrent()).isTrue();
+      assertThat(lost.isCurrent()).isTrue();
     }
   }
 
