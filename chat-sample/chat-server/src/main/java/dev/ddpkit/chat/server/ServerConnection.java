@@ -112,6 +112,39 @@ final class ServerConnection extends WebSocketImpl {
     }
   }
 
+  /**
+   * As the library's, and a refused upgrade is closed once its HTTP error answer is written. The
+   * library queues that answer (its own private write, not {@link #write}) and its selector closes
+   * a connection that is flushed and closing only if it has a draft, that is only an upgrade that
+   * succeeded: one refused (a wrong path, a request too long) stayed open after its answer until
+   * the peer closed it or the upgrade deadline dropped it. Here the answer is written from this
+   * thread and the socket closed; if the kernel does not take all of it, the rest is left to the
+   * selector and the deadline closes the socket, as before.
+   */
+  @Override
+  public synchronized void flushAndClose(int code, String message, boolean remote) {
+    super.flushAndClose(code, message, remote);
+    if (getDraft() != null) {
+      return;
+    }
+    synchronized (sendLock) {
+      if (getChannel() instanceof GatheringChannel channel) {
+        // The selector may be writing the same buffer: a socket's writes, each with its
+        // buffer's position moved, are serialised by the channel, so no byte leaves twice.
+        for (ByteBuffer b = outQueue.peek(); b != null; b = outQueue.peek()) {
+          if (!channel.writeNow(new ByteBuffer[] {b}) || b.hasRemaining()) {
+            return;
+          }
+          outQueue.poll();
+        }
+      }
+      if (!outQueue.isEmpty()) {
+        return;
+      }
+    }
+    closeConnection();
+  }
+
   @Override
   public void send(String text) {
     if (text == null) {

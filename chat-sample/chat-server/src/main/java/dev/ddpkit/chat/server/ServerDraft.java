@@ -2,14 +2,26 @@ package dev.ddpkit.chat.server;
 
 import dev.ddpkit.ddp.transport.BoundedMessageDraft;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import org.java_websocket.WebSocket;
 import org.java_websocket.WebSocketImpl;
 import org.java_websocket.drafts.Draft;
 import org.java_websocket.exceptions.InvalidDataException;
+import org.java_websocket.exceptions.InvalidHandshakeException;
 import org.java_websocket.framing.Framedata;
+import org.java_websocket.handshake.ClientHandshake;
+import org.java_websocket.handshake.HandshakeBuilder;
 import org.java_websocket.handshake.Handshakedata;
+import org.java_websocket.handshake.ServerHandshakeBuilder;
 
 /**
  * The server's RFC 6455 draft: the client transport's {@link BoundedMessageDraft} (a limit on a
@@ -22,11 +34,32 @@ import org.java_websocket.handshake.Handshakedata;
  * For that the draft knows its socket: {@link Endpoint} binds it at the upgrade. An unbound draft
  * leaves refused frames to the library, as the plain draft does.
  *
+ * <p>The upgrade request is read by {@link UpgradeRequest} (bounded, and without the library's
+ * regular expression per header), and the answer's headers are made here with a SHA-1 digest per
+ * thread and a {@code Date} formatted once a second, where the library makes a digest and a
+ * {@code SimpleDateFormat} per connection.
+ *
  * <p>One instance serves one connection: the library calls {@link #copyInstance()} for each, and
  * the copy is of this class with the same limit and log. Frames of one connection are read and
  * processed on one worker thread.
  */
 final class ServerDraft extends BoundedMessageDraft {
+  /** RFC 6455's GUID, appended to the client's key for the accept value. */
+  private static final byte[] ACCEPT_GUID =
+      "258EAFA5-E914-47DA-95CA-C5AB0DC85B11".getBytes(StandardCharsets.US_ASCII);
+  private static final ThreadLocal<MessageDigest> SHA1 = ThreadLocal.withInitial(() -> {
+    try {
+      return MessageDigest.getInstance("SHA-1");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK has no SHA-1", e); // every JDK must have it
+    }
+  });
+  private static final DateTimeFormatter HTTP_DATE =
+      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
+          .withZone(ZoneOffset.UTC);
+  /** The {@code Date} header of the current second. */
+  private static volatile HttpDate date = new HttpDate(0, "");
+
   private final PeerErrorLog errors;
   private final MaskBitCheck masks = new MaskBitCheck();
   private volatile WebSocket socket;
@@ -64,6 +97,57 @@ final class ServerDraft extends BoundedMessageDraft {
     }
     return bytes;
   }
+
+  @Override
+  public Handshakedata translateHandshake(ByteBuffer buf) throws InvalidHandshakeException {
+    return UpgradeRequest.read(buf);
+  }
+
+  /**
+   * The answer's headers: those of RFC 6455 section 4.2.2, the client's {@code Connection}
+   * echoed, and {@code Date}.
+   */
+  @Override
+  public HandshakeBuilder postProcessHandshakeResponseAsServer(ClientHandshake request,
+      ServerHandshakeBuilder response) throws InvalidHandshakeException {
+    String key = request.getFieldValue("Sec-WebSocket-Key").trim();
+    if (key.isEmpty()) {
+      throw new InvalidHandshakeException("missing Sec-WebSocket-Key");
+    }
+    response.put("Upgrade", "websocket");
+    response.put("Connection", request.getFieldValue("Connection"));
+    response.put("Sec-WebSocket-Accept", accept(key));
+    String extension = getExtension().getProvidedExtensionAsServer();
+    if (!extension.isEmpty()) {
+      response.put("Sec-WebSocket-Extensions", extension);
+    }
+    if (getProtocol() != null && !getProtocol().getProvidedProtocol().isEmpty()) {
+      response.put("Sec-WebSocket-Protocol", getProtocol().getProvidedProtocol());
+    }
+    response.setHttpStatusMessage("Switching Protocols");
+    response.put("Date", httpDate(System.currentTimeMillis()));
+    return response;
+  }
+
+  /** {@code Sec-WebSocket-Accept} for a client's key: base64 of SHA-1 of key and GUID. */
+  static String accept(String key) {
+    MessageDigest sha1 = SHA1.get();
+    sha1.update(key.getBytes(StandardCharsets.US_ASCII));
+    return Base64.getEncoder().encodeToString(sha1.digest(ACCEPT_GUID));
+  }
+
+  /** An HTTP date (RFC 9110 section 5.6.7) for {@code epochMillis}, made once per second. */
+  static String httpDate(long epochMillis) {
+    long second = epochMillis / 1000;
+    HttpDate d = date;
+    if (d.second != second) {
+      d = new HttpDate(second, HTTP_DATE.format(Instant.ofEpochSecond(second)));
+      date = d;
+    }
+    return d.text;
+  }
+
+  private record HttpDate(long second, String text) {}
 
   /** The connection this draft reads, told by {@link Endpoint} at the upgrade. */
   void bind(WebSocket conn) {

@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Sockets that never finish the HTTP upgrade were never closed (100 half-sent requests and 100
+ * An upgrade request longer than its bound was held, and parsed again at each read, until the
+ * deadline: now it is refused as soon as it passes {@link UpgradeRequest#MAX_BYTES}. Sockets that
+ * never finish the HTTP upgrade were never closed (100 half-sent requests and 100
  * silent sockets were all open 47 s later, each a file descriptor): now they are dropped at the
  * upgrade deadline. And one address can hold only so many sockets: past the cap a WebSocket is
  * closed with 1013 and a reason that says so, with an appointment.
@@ -50,6 +52,36 @@ class SocketDeadlineAndCapTest extends ServerTestSupport {
     assertThat(tookMillis).as("ms until both were closed").isLessThan(3 * deadline.toMillis());
     assertThat(s.stats().upgradesTimedOut()).isEqualTo(2);
     login(s, "alice"); // an upgrade in time is served
+  }
+
+  @Test
+  void anUpgradeRequestPastItsBoundIsRefusedAtOnceNotHeldUntilTheDeadline() throws Exception {
+    ChatServer s = startSeeded(b -> b.upgradeTimeout(Duration.ofSeconds(60)));
+    Socket endless = dial(s);
+    byte[] header = ("GET /websocket HTTP/1.1\r\nHost: x\r\nX-Endless: "
+        + "a".repeat(4 * UpgradeRequest.MAX_BYTES)).getBytes(StandardCharsets.US_ASCII);
+    endless.getOutputStream().write(header); // within the socket buffers: no wait for a reader
+    endless.setSoTimeout(10_000);
+    byte[] answer = endless.getInputStream().readNBytes(12);
+    assertThat(new String(answer, StandardCharsets.US_ASCII)).as("HTTP status line")
+        .startsWith("HTTP/1.1 4");
+    assertThat(endsWithin(endless, Duration.ofSeconds(10))).as("closed by the server").isTrue();
+    assertThat(s.stats().upgradesTimedOut()).isZero();
+    login(s, "alice"); // an upgrade within the bound is served
+  }
+
+  @Test
+  void aRefusedUpgradeIsClosedRightAfterItsAnswer() throws Exception {
+    ChatServer s = startSeeded(b -> b.upgradeTimeout(Duration.ofSeconds(60)));
+    Socket wrongPath = dial(s);
+    wrongPath.getOutputStream().write(("GET /nowhere HTTP/1.1\r\nHost: x\r\nUpgrade: websocket"
+        + "\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        + "Sec-WebSocket-Version: 13\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+    wrongPath.setSoTimeout(10_000);
+    assertThat(new String(wrongPath.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+        .startsWith("HTTP/1.1 4");
+    assertThat(endsWithin(wrongPath, Duration.ofSeconds(10))).as("closed by the server").isTrue();
+    assertThat(s.stats().upgradesTimedOut()).isZero();
   }
 
   @Test
