@@ -3,6 +3,7 @@ package dev.ddpkit.chat.server;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
+import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
@@ -150,7 +151,43 @@ final class ServerConnection extends WebSocketImpl {
     if (text == null) {
       throw new IllegalArgumentException("Cannot send 'null' data to a WebSocketImpl.");
     }
-    sendFrame(openDraft().createFrames(text, false)); // a server's frames are not masked
+    openDraft();
+    write(new ByteBuffer[] {textFrame(text)});
+  }
+
+  /**
+   * Sends each of {@code texts} as a text frame, in order, in one write: a resume's {@code
+   * connected} and its replay.
+   */
+  void sendTexts(List<String> texts) {
+    openDraft();
+    ByteBuffer[] bytes = new ByteBuffer[texts.size()];
+    for (int i = 0; i < bytes.length; i++) {
+      bytes[i] = textFrame(texts.get(i));
+    }
+    write(bytes);
+  }
+
+  /**
+   * One unfragmented, unmasked text frame (RFC 6455 section 5.2: a server's frames are not
+   * masked) in one buffer, header and payload. The library's way (a frame object, a UTF-8 check
+   * of the payload, a header and a payload buffer copied into a third) is for any frame; a Java
+   * string's UTF-8 is valid by construction (a lone surrogate becomes {@code ?}).
+   */
+  static ByteBuffer textFrame(String text) {
+    byte[] payload = text.getBytes(StandardCharsets.UTF_8);
+    int n = payload.length;
+    int header = n < 126 ? 2 : n <= 0xFFFF ? 4 : 10;
+    ByteBuffer frame = ByteBuffer.allocate(header + n);
+    frame.put((byte) 0x81); // FIN, opcode 1 (text)
+    if (n < 126) {
+      frame.put((byte) n);
+    } else if (n <= 0xFFFF) {
+      frame.put((byte) 126).putShort((short) n);
+    } else {
+      frame.put((byte) 127).putLong(n);
+    }
+    return frame.put(payload).flip();
   }
 
   @Override

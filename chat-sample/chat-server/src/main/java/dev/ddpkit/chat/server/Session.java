@@ -132,6 +132,10 @@ final class Session {
     if (to != null) {
       return to.writeAll(texts);
     }
+    if (conn instanceof ServerConnection own) {
+      own.sendTexts(texts);
+      return Write.SENT;
+    }
     Draft draft = conn.getDraft();
     if (draft == null) { // not a Java-WebSocket connection (a test's): one by one
       texts.forEach(conn::send);

@@ -6,8 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.java_websocket.drafts.Draft_6455;
 import org.java_websocket.exceptions.IncompleteHandshakeException;
 import org.java_websocket.exceptions.InvalidHandshakeException;
+import org.java_websocket.framing.Framedata;
 import org.java_websocket.handshake.ClientHandshake;
 import org.java_websocket.handshake.ClientHandshakeBuilder;
 import org.java_websocket.handshake.HandshakeImpl1Server;
@@ -15,7 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The server's own reading of the upgrade request ({@link UpgradeRequest}), its answer's headers
- * ({@link ServerDraft}): what the library did, and a bound on an unfinished request.
+ * and its text frames ({@link ServerDraft}, {@link ServerConnection#textFrame}): what the library
+ * did, and a bound on an unfinished request.
  */
 class UpgradeRequestTest {
   private static final String REQUEST = "GET /websocket?x=1 HTTP/1.1\r\n"
@@ -102,5 +105,21 @@ class UpgradeRequestTest {
     assertThatThrownBy(() -> draft.postProcessHandshakeResponseAsServer(request,
         new HandshakeImpl1Server())).isInstanceOf(InvalidHandshakeException.class)
         .hasMessageContaining("Sec-WebSocket-Key");
+  }
+
+  @Test
+  void textFramesOfEveryLengthClassAreReadBackByTheLibrary() throws Exception {
+    for (int n : new int[] {0, 1, 125, 126, 65_535, 65_536, 200_000}) {
+      String text = "é".repeat(n / 2) + "x".repeat(n % 2); // n bytes of UTF-8
+      ByteBuffer frame = ServerConnection.textFrame(text);
+      Draft_6455 client = new Draft_6455(List.of(), 1 << 20);
+      List<Framedata> read = client.translateFrame(frame);
+      assertThat(read).as("frames of %d bytes", n).hasSize(1);
+      Framedata f = read.get(0);
+      assertThat(f.isFin()).isTrue();
+      assertThat(f.getOpcode()).isEqualTo(org.java_websocket.enums.Opcode.TEXT);
+      assertThat(StandardCharsets.UTF_8.decode(f.getPayloadData()).toString()).isEqualTo(text);
+      assertThat(frame.hasRemaining()).isFalse();
+    }
   }
 }
