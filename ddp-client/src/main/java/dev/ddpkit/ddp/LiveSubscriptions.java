@@ -4,6 +4,7 @@ import dev.ddpkit.ddp.protocol.ClientMessages;
 import dev.ddpkit.ddp.protocol.DdpError;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -21,8 +22,13 @@ final class LiveSubscriptions {
   private final String name;
   private final ClientMessages out;
   private final LinkedHashMap<String, SubscriptionImpl> subs = new LinkedHashMap<>();
-  /** Ids of subscriptions of this session stopped while offline: a resumed session unsubs them. */
-  private final List<String> unsubsWhileOffline = new ArrayList<>();
+  /**
+   * Ids of subscriptions of this session stopped and not yet answered by {@code nosub}: stopped
+   * while offline (never sent), or sent on a socket that may have died before the server read it.
+   * A resumed session (un)subscribes each of them again until its {@code nosub} arrives; a new
+   * session has none of them.
+   */
+  private final LinkedHashSet<String> unansweredUnsubs = new LinkedHashSet<>();
 
   LiveSubscriptions(ClientEngine engine, String name, ClientMessages out) {
     this.engine = engine;
@@ -40,7 +46,8 @@ final class LiveSubscriptions {
 
   /**
    * {@link Subscription#stop()}: forgets it, and tells the server if it was sent in this session:
-   * now, or, while offline, once the session is resumed (the server still runs it then).
+   * now, or, while offline, once the session is resumed (the server still runs it then); either
+   * way again on a resume until the server answers (see {@link #unansweredUnsubs}).
    */
   void stop(SubscriptionImpl s) {
     if (!subs.remove(s.id(), s)) {
@@ -48,10 +55,11 @@ final class LiveSubscriptions {
     }
     s.markUnsubscribed(
         new DdpException("subscription " + s.name() + " was stopped before it was ready"));
-    if (s.isSent() && engine.state().isConnected()) {
-      engine.send(out.unsub(s.id()));
-    } else if (s.isSent()) {
-      unsubsWhileOffline.add(s.id());
+    if (s.isSent()) {
+      unansweredUnsubs.add(s.id());
+      if (engine.state().isConnected()) {
+        engine.send(out.unsub(s.id()));
+      }
     }
     if (engine.resync().subscriptionGone(s.id())) {
       engine.maybeFinishResync();
@@ -90,6 +98,7 @@ final class LiveSubscriptions {
 
   /** {@code nosub} (or a malformed one): the subscription ends with {@code cause}. */
   void onNoSub(String id, Function<SubscriptionImpl, DdpException> cause) {
+    unansweredUnsubs.remove(id);
     SubscriptionImpl s = subs.remove(id);
     engine.resync().subscriptionGone(id);
     if (s != null) {
@@ -120,7 +129,7 @@ final class LiveSubscriptions {
 
   /** A new session: the server has none of them; every subscription is to be sent again. */
   void newSession() {
-    unsubsWhileOffline.clear();
+    unansweredUnsubs.clear();
     for (SubscriptionImpl s : subs.values()) {
       s.markUnsent();
     }
@@ -128,7 +137,9 @@ final class LiveSubscriptions {
 
   /**
    * The session resumed: the server still runs every subscription it received in it. Those
-   * stopped while offline are unsubscribed now (else they would stream on), the ready ones are
+   * stopped while offline, or stopped before the drop and not answered, are unsubscribed now, else
+   * they would stream on (an {@code unsub} written to a dying socket may never have been read; a
+   * server that did read it answers the repeat with another {@code nosub}). The ready ones are
    * current again, and those made while offline are sent. One sent but never answered ({@code
    * ready} or {@code nosub}) is sent again: the resume proves the server wrote us everything, not
    * that it read everything we wrote, and a {@code sub} lost with the old socket would otherwise
@@ -136,11 +147,10 @@ final class LiveSubscriptions {
    * comes in the replay.
    */
   void resumed() {
-    for (String id : unsubsWhileOffline) {
-      log.debug("{}: -> unsub id={} (stopped while offline)", name, id);
+    for (String id : unansweredUnsubs) {
+      log.debug("{}: -> unsub id={} (stopped, not answered before the resume)", name, id);
       engine.send(out.unsub(id));
     }
-    unsubsWhileOffline.clear();
     for (SubscriptionImpl s : subs.values()) {
       s.markCurrentIfReady();
       if (s.isSent() && !s.isReady()) {
@@ -152,7 +162,7 @@ final class LiveSubscriptions {
 
   /** Ends every subscription with {@code ex}. */
   void failAll(DdpException ex) {
-    unsubsWhileOffline.clear();
+    unansweredUnsubs.clear();
     List<SubscriptionImpl> all = new ArrayList<>(subs.values());
     subs.clear();
     for (SubscriptionImpl s : all) {

@@ -238,6 +238,39 @@ class SessionResumptionTest {
   }
 
   @Test
+  void anUnsubSentJustBeforeTheDropIsSentAgainOnTheResumeUntilItsNosub() {
+    try (Harness h = new Harness()) {
+      ServerEnd s1 = h.connect("s1");
+      Subscription lostUnsub = h.client.subscribe("lostUnsub");
+      Subscription answered = h.client.subscribe("answered");
+      s1.expect(sub(lostUnsub, "lostUnsub"), sub(answered, "answered"));
+      s1.send("{'msg':'ready','subs':['" + lostUnsub.id() + "','" + answered.id() + "']}");
+      lostUnsub.stop();
+      answered.stop();
+      s1.expect("{'msg':'unsub','id':'" + lostUnsub.id() + "'}",
+          "{'msg':'unsub','id':'" + answered.id() + "'}");
+      s1.send("{'msg':'nosub','id':'" + answered.id() + "'}");
+      // The socket dies with the first unsub unread by the server (its nosub never came): the
+      // count (3 frames received) still matches what the server wrote, so it resumes.
+      s1.closeFromServer(1006, "");
+      h.redial();
+
+      ServerEnd s2 = h.handshake(Harness.connectWithSession("s1", 3), "s1");
+
+      s2.expect("{'msg':'unsub','id':'" + lostUnsub.id() + "'}");
+      s2.expectNothing();
+      s2.send("{'msg':'nosub','id':'" + lostUnsub.id() + "'}");
+      s2.closeFromServer(1006, "");
+      h.redial();
+
+      ServerEnd s3 = h.handshake(Harness.connectWithSession("s1", 5), "s1");
+
+      s3.expectNothing(); // answered: not sent a third time
+      assertThat(h.client.stats().protocolErrors()).isZero();
+    }
+  }
+
+  @Test
   void anUnsubMadeWhileOfflineIsNotSentToANewSession() {
     try (Harness h = new Harness()) {
       ServerEnd s1 = h.connect("s1");
