@@ -214,6 +214,9 @@ public final class DdpMessages {
         case "msg" -> {
           bit = MSG;
           msg = string(p, t, false);
+          if (!isData(msg)) {
+            return null; // not a data message: the tree reads it, so read no further here
+          }
         }
         case "collection" -> {
           bit = COLLECTION;
@@ -266,6 +269,14 @@ public final class DdpMessages {
           new DdpMessage.AddedBefore(collection, id, orEmpty(fields), before);
       case "movedBefore" -> new DdpMessage.MovedBefore(collection, id, before);
       default -> null;
+    };
+  }
+
+  /** Whether {@code msg} names one of the five data messages this reader builds. */
+  private static boolean isData(String msg) {
+    return switch (msg) {
+      case "added", "changed", "removed", "addedBefore", "movedBefore" -> true;
+      default -> false;
     };
   }
 
