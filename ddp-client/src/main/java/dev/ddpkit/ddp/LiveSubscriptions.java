@@ -29,6 +29,13 @@ final class LiveSubscriptions {
    * session has none of them.
    */
   private final LinkedHashSet<String> unansweredUnsubs = new LinkedHashSet<>();
+  /**
+   * Ids of subscriptions sent again on a resume (unanswered at the drop) whose first answer has
+   * not come yet. If that answer is a {@code nosub} from the replay (the server refused the first
+   * {@code sub}), the server holds no subscription of that id and runs the repeat afresh, perhaps
+   * serving it this time: so the client, which has ended it, unsubscribes it.
+   */
+  private final LinkedHashSet<String> resentOnResume = new LinkedHashSet<>();
 
   LiveSubscriptions(ClientEngine engine, String name, ClientMessages out) {
     this.engine = engine;
@@ -85,6 +92,7 @@ final class LiveSubscriptions {
   /** {@code ready}: each becomes ready, or, during a resync, once the store shows its data. */
   void onReady(List<String> ids) {
     for (String id : ids) {
+      resentOnResume.remove(id);
       SubscriptionImpl s = subs.get(id);
       if (s == null) {
         continue; // stopped meanwhile
@@ -99,6 +107,11 @@ final class LiveSubscriptions {
   /** {@code nosub} (or a malformed one): the subscription ends with {@code cause}. */
   void onNoSub(String id, Function<SubscriptionImpl, DdpException> cause) {
     unansweredUnsubs.remove(id);
+    if (resentOnResume.remove(id) && engine.state().isConnected()) {
+      log.debug("{}: -> unsub id={} (refused before the resume, sent again on it)", name, id);
+      unansweredUnsubs.add(id);
+      engine.send(out.unsub(id));
+    }
     SubscriptionImpl s = subs.remove(id);
     engine.resync().subscriptionGone(id);
     if (s != null) {
@@ -130,6 +143,7 @@ final class LiveSubscriptions {
   /** A new session: the server has none of them; every subscription is to be sent again. */
   void newSession() {
     unansweredUnsubs.clear();
+    resentOnResume.clear();
     for (SubscriptionImpl s : subs.values()) {
       s.markUnsent();
     }
@@ -155,6 +169,7 @@ final class LiveSubscriptions {
       s.markCurrentIfReady();
       if (s.isSent() && !s.isReady()) {
         s.markUnsent(); // unanswered at the drop: perhaps never read
+        resentOnResume.add(s.id());
       }
     }
     sendUnsent();
@@ -163,6 +178,7 @@ final class LiveSubscriptions {
   /** Ends every subscription with {@code ex}. */
   void failAll(DdpException ex) {
     unansweredUnsubs.clear();
+    resentOnResume.clear();
     List<SubscriptionImpl> all = new ArrayList<>(subs.values());
     subs.clear();
     for (SubscriptionImpl s : all) {

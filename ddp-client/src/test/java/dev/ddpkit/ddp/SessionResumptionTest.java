@@ -238,6 +238,32 @@ class SessionResumptionTest {
   }
 
   @Test
+  void aSubscriptionSentAgainOnTheResumeWhoseReplayRefusedItIsUnsubscribed() {
+    try (Harness h = new Harness()) {
+      ServerEnd s1 = h.connect("s1");
+      Subscription refused = h.client.subscribe("refused");
+      s1.expect(sub(refused, "refused"));
+      // The server read the sub and refused it, but its nosub was held for the grace period: the
+      // client has received 1 frame, the server wrote 1, so it resumes and replays the nosub.
+      s1.closeFromServer(1006, "");
+      h.redial();
+
+      ServerEnd s2 = h.handshake(Harness.connectWithSession("s1", 1), "s1");
+      s2.expect(sub(refused, "refused")); // unanswered at the drop: sent again
+      s2.send("{'msg':'nosub','id':'" + refused.id() + "','error':{'error':'too-many-requests'}}");
+
+      assertThat(failure(refused.ready(), DdpMethodException.class).error())
+          .isEqualTo("too-many-requests");
+      // The server runs the repeat afresh and may serve it now: the client ended it, so it says so.
+      s2.expect("{'msg':'unsub','id':'" + refused.id() + "'}");
+      s2.send("{'msg':'ready','subs':['" + refused.id() + "']}");
+      s2.send("{'msg':'nosub','id':'" + refused.id() + "'}");
+      s2.expectNothing();
+      assertThat(h.client.stats().protocolErrors()).isZero();
+    }
+  }
+
+  @Test
   void anUnsubSentJustBeforeTheDropIsSentAgainOnTheResumeUntilItsNosub() {
     try (Harness h = new Harness()) {
       ServerEnd s1 = h.connect("s1");
