@@ -49,8 +49,10 @@ final class EventLoop {
 
   private final String name;
   private final Executor delegate;
-  private final boolean shared;
-  /** On a shared pool: whether another loop's drain waits for a thread (read every BATCH). */
+  /**
+   * Whether another loop's drain waits for a thread of this loop's pool (read every BATCH); never,
+   * on an executor of the user's.
+   */
   private final BooleanSupplier othersWaiting;
   private final Object lock = new Object();
   private final ArrayDeque<Runnable> queue = new ArrayDeque<>(); // guarded by lock
@@ -61,10 +63,9 @@ final class EventLoop {
   private Thread runner; // guarded by lock: the thread running a drain, if any
   private volatile boolean warnedRejected; // one warning per loop, then debug
 
-  private EventLoop(String name, Executor delegate, boolean shared, BooleanSupplier othersWaiting) {
+  private EventLoop(String name, Executor delegate, BooleanSupplier othersWaiting) {
     this.name = name;
     this.delegate = delegate;
-    this.shared = shared;
     this.othersWaiting = othersWaiting;
   }
 
@@ -86,12 +87,12 @@ final class EventLoop {
    * {@code othersWaiting} says a drain of another loop waits for a thread of it.
    */
   static EventLoop pooled(String name, Executor pool, BooleanSupplier othersWaiting) {
-    return new EventLoop(name, pool, true, othersWaiting);
+    return new EventLoop(name, pool, othersWaiting);
   }
 
   /** A loop on an executor the user owns (not shut down by {@link #shutdown()}). */
   static EventLoop on(String name, Executor executor) {
-    return new EventLoop(name, executor, false, () -> false);
+    return new EventLoop(name, executor, () -> false);
   }
 
   /**
@@ -202,13 +203,13 @@ final class EventLoop {
           }
           return;
         }
-        if (shared && ran > 0 && ran % BATCH == 0 && othersWaiting.getAsBoolean()) {
+        if (ran > 0 && ran % BATCH == 0 && othersWaiting.getAsBoolean()) {
           runner = null; // still scheduled: no other drain starts meanwhile
           break;
         }
         n = Math.min(queued, BATCH - ran % BATCH);
-        if (batch == null) {
-          batch = new Runnable[BATCH];
+        if (batch == null || batch.length < n) {
+          batch = new Runnable[n]; // a drain of one task (a quiet client's frame) makes one slot
         }
         for (int i = 0; i < n; i++) {
           batch[i] = queue.poll();
