@@ -147,6 +147,7 @@ final class GatheringChannel implements ByteChannel {
   @Override
   public int read(ByteBuffer dst) throws IOException {
     if (endRead != 0) {
+      stopReading(); // a write's interest may have brought reading back
       return 0; // the end is on its way to the worker
     }
     int n;
@@ -162,12 +163,24 @@ final class GatheringChannel implements ByteChannel {
     if (n < 0 && key.attachment() instanceof ServerConnection && dst.hasRemaining()) {
       dst.put(END_MARK);
       endRead = ++reads;
+      stopReading();
       return 1;
     }
     if (n > 0) {
       reads++;
     }
     return n;
+  }
+
+  /**
+   * Takes the read interest off the key once the end is read: a socket at its end or reset stays
+   * readable, so with the interest kept every select returned at once, and the selector spun,
+   * until the worker closed the connection (in a wave of resets, behind the others' work).
+   */
+  private void stopReading() {
+    if (key.isValid() && (key.interestOps() & SelectionKey.OP_READ) != 0) {
+      key.interestOps(key.interestOps() & ~SelectionKey.OP_READ);
+    }
   }
 
   /** The byte that stands for the stream's end in the buffer handed to the worker. */
