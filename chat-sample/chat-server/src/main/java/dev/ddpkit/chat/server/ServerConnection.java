@@ -2,7 +2,6 @@ package dev.ddpkit.chat.server;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Collections;
@@ -70,15 +69,15 @@ final class ServerConnection extends WebSocketImpl {
     }
   }
 
-  /** Writes the upgrade's answer if it is still held back. */
+  /**
+   * Writes the upgrade's answer if it is still held back, under the lock that orders writes (so no
+   * frame sent meanwhile from another thread, a drain's close, say, can leave before it).
+   */
   private void flushUpgradeAnswer() {
-    ByteBuffer[] answer;
     synchronized (sendLock) {
-      answer = upgradeAnswer;
-      upgradeAnswer = null;
-    }
-    if (answer != null) {
-      write(answer);
+      if (upgradeAnswer != null) {
+        write(new ByteBuffer[0]); // the held answer alone
+      }
     }
   }
 
@@ -99,11 +98,7 @@ final class ServerConnection extends WebSocketImpl {
         eot();
         return;
       }
-      SelectionKey key = getSelectionKey();
-      if (key != null) {
-        key.cancel();
-      }
-      closeConnection(CloseFrame.ABNORMAL_CLOSE, failure.getMessage());
+      closeConnection(CloseFrame.ABNORMAL_CLOSE, failure.getMessage()); // cancels the key too
       return;
     }
     try {
