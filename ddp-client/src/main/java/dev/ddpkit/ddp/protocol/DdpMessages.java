@@ -1,17 +1,11 @@
 package dev.ddpkit.ddp.protocol;
 
 import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.DeserializationConfig;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.JsonNodeType;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -30,35 +24,17 @@ import java.util.function.Function;
  * frame. Thread-safe.
  *
  * <p>A data message ({@code added}, {@code changed}, {@code removed}, {@code addedBefore}, {@code
- * movedBefore}), the bulk of what a server sends, is read as a token stream: its envelope's fields
- * straight into the message, and only {@code fields} built as a tree (the listeners' part), with
- * the mapper's node factory, as the mapper would build it. Any other frame, and any data message
- * that is not plainly well formed (a field of the wrong type or missing, a repeated name, a deep
- * nesting, trailing content, invalid JSON), is read as a whole tree instead, so every answer and
- * every problem reported is the tree's. A mapper whose configuration changes how trees are read
- * (repeated names refused, integers widened, null properties dropped) always gets the tree.
+ * movedBefore}), the bulk of what a server sends, is read as a token stream by a {@link
+ * DataMessageReader}, only its {@code fields} built as a tree (the listeners' part). Any other
+ * frame, and any data message that is not plainly well formed, is read as a whole tree instead,
+ * so every answer and every problem reported is the tree's. A mapper whose configuration changes
+ * how trees are read (repeated names refused, integers widened, null properties dropped) always
+ * gets the tree.
  */
 public final class DdpMessages {
-  /** Nesting deeper than this in {@code fields} is left to the tree reader (no recursion). */
-  private static final int MAX_STREAMED_DEPTH = 100;
-
-  /** Thrown inside the streaming read: the tree reader decides this frame. */
-  private static final class TreeDecides extends Exception {
-    private static final long serialVersionUID = 1L;
-
-    TreeDecides() {
-      super(null, null, /* enableSuppression= */ false, /* writableStackTrace= */ false);
-    }
-  }
-
-  private static final TreeDecides TREE_DECIDES = new TreeDecides();
-
   private final ObjectReader reader;
-  /** The reader of values the stream leaves to databind (floats): no trailing-token check. */
-  private final ObjectReader valueReader;
-  private final JsonNodeFactory nodes;
-  /** Whether data messages may be streamed: the mapper reads trees as a default mapper does. */
-  private final boolean streaming;
+  /** The token-stream reader of data messages; null when every frame is read as a tree. */
+  private final DataMessageReader dataMessages;
 
   /** Creates a parser on a default {@link ObjectMapper}. */
   public DdpMessages() {
@@ -83,14 +59,7 @@ public final class DdpMessages {
         Objects.requireNonNull(mapper, "mapper")
             .reader()
             .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    DeserializationConfig config = reader.getConfig();
-    this.valueReader = reader.without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    this.nodes = config.getNodeFactory();
-    this.streaming = mayStream
-        && !config.isEnabled(DeserializationFeature.FAIL_ON_READING_DUP_TREE_KEY)
-        && !config.isEnabled(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
-        && !config.isEnabled(DeserializationFeature.USE_LONG_FOR_INTS)
-        && config.isEnabled(JsonNodeFeature.READ_NULL_PROPERTIES);
+    this.dataMessages = mayStream ? DataMessageReader.forReader(reader) : null;
   }
 
   /**
@@ -161,202 +130,15 @@ public final class DdpMessages {
    * comment). Package-private for the tests, which check that data messages are streamed.
    */
   DdpMessage streamed(String frame) {
-    if (!streaming || frame == null) {
-      return null;
-    }
-    try (JsonParser p = reader.createParser(frame)) {
-      return envelope(p);
-    } catch (IOException | TreeDecides e) {
-      return null; // invalid JSON, a constraint passed, or not plain: the tree says what
-    }
+    return dataMessages == null || frame == null ? null : dataMessages.read(frame);
   }
 
   /** As {@link #streamed(String)}, from UTF-8 bytes. */
   private DdpMessage streamed(byte[] utf8, int offset, int length) throws DdpProtocolException {
     checkBytes(utf8, offset, length);
-    if (!streaming) {
-      return null;
-    }
-    try (JsonParser p = reader.createParser(utf8, offset, length)) {
-      return envelope(p);
-    } catch (IOException | TreeDecides e) {
-      return null;
-    }
+    return dataMessages == null ? null : dataMessages.read(utf8, offset, length);
   }
 
-  // Bits of the envelope's names read once: a name seen twice is left to the tree.
-  private static final int MSG = 1;
-  private static final int COLLECTION = 2;
-  private static final int ID = 4;
-  private static final int FIELDS = 8;
-  private static final int CLEARED = 16;
-  private static final int BEFORE = 32;
-
-  /**
-   * A data message from the envelope's tokens, with the checks {@link #decode} makes of it, or
-   * {@code null} for any other frame. Names a data message does not read are skipped unbuilt.
-   */
-  private DdpMessage envelope(JsonParser p) throws IOException, TreeDecides {
-    if (p.nextToken() != JsonToken.START_OBJECT) {
-      return null;
-    }
-    String msg = null;
-    String collection = null;
-    String id = null;
-    String before = null;
-    ObjectNode fields = null;
-    List<String> cleared = null;
-    int seen = 0;
-    for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
-      JsonToken t = p.nextToken();
-      int bit;
-      switch (name) {
-        case "msg" -> {
-          bit = MSG;
-          msg = string(p, t, false);
-          if (!isData(msg)) {
-            return null; // not a data message: the tree reads it, so read no further here
-          }
-        }
-        case "collection" -> {
-          bit = COLLECTION;
-          collection = string(p, t, false);
-        }
-        case "id" -> {
-          bit = ID;
-          id = string(p, t, false);
-        }
-        case "before" -> {
-          bit = BEFORE;
-          before = string(p, t, true);
-        }
-        case "fields" -> {
-          bit = FIELDS;
-          if (t == JsonToken.START_OBJECT) {
-            fields = object(p, 0);
-          } else if (t != JsonToken.VALUE_NULL) {
-            throw TREE_DECIDES;
-          }
-        }
-        case "cleared" -> {
-          bit = CLEARED;
-          if (t == JsonToken.START_ARRAY) {
-            cleared = strings(p);
-          } else if (t != JsonToken.VALUE_NULL) {
-            throw TREE_DECIDES;
-          }
-        }
-        default -> {
-          bit = 0;
-          p.skipChildren(); // still tokenized, so still checked as JSON
-        }
-      }
-      if ((seen & bit) != 0) {
-        throw TREE_DECIDES;
-      }
-      seen |= bit;
-    }
-    if (p.nextToken() != null || msg == null || collection == null || id == null) {
-      return null; // trailing content, or not a data message with its ids
-    }
-    return switch (msg) {
-      case "added" -> new DdpMessage.Added(collection, id, orEmpty(fields));
-      case "changed" ->
-          new DdpMessage.Changed(
-              collection, id, orEmpty(fields), cleared == null ? List.of() : cleared);
-      case "removed" -> new DdpMessage.Removed(collection, id);
-      case "addedBefore" ->
-          new DdpMessage.AddedBefore(collection, id, orEmpty(fields), before);
-      case "movedBefore" -> new DdpMessage.MovedBefore(collection, id, before);
-      default -> null;
-    };
-  }
-
-  /** Whether {@code msg} names one of the five data messages this reader builds. */
-  private static boolean isData(String msg) {
-    return switch (msg) {
-      case "added", "changed", "removed", "addedBefore", "movedBefore" -> true;
-      default -> false;
-    };
-  }
-
-  private ObjectNode orEmpty(ObjectNode fields) {
-    return fields != null ? fields : nodes.objectNode();
-  }
-
-  /** A string value; {@code null} for JSON null if {@code nullable}; else the tree decides. */
-  private static String string(JsonParser p, JsonToken t, boolean nullable) throws IOException,
-      TreeDecides {
-    if (t == JsonToken.VALUE_STRING) {
-      return p.getText();
-    }
-    if (nullable && t == JsonToken.VALUE_NULL) {
-      return null;
-    }
-    throw TREE_DECIDES;
-  }
-
-  /** An array of strings, its start read; anything else in it and the tree decides. */
-  private static List<String> strings(JsonParser p) throws IOException, TreeDecides {
-    List<String> out = new ArrayList<>();
-    for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
-      out.add(string(p, t, false));
-    }
-    return out;
-  }
-
-  /** An object, its start read, built as the mapper's tree reader builds it. */
-  private ObjectNode object(JsonParser p, int depth) throws IOException, TreeDecides {
-    if (depth > MAX_STREAMED_DEPTH) {
-      throw TREE_DECIDES;
-    }
-    ObjectNode o = nodes.objectNode();
-    for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
-      if (o.replace(name, value(p, p.nextToken(), depth)) != null) {
-        throw TREE_DECIDES; // a repeated name
-      }
-    }
-    return o;
-  }
-
-  private JsonNode value(JsonParser p, JsonToken t, int depth) throws IOException, TreeDecides {
-    if (t == null) {
-      throw TREE_DECIDES; // the input ended: the parser throws first, but never loop on it
-    }
-    switch (t) {
-      case START_OBJECT:
-        return object(p, depth + 1);
-      case START_ARRAY: {
-        if (depth + 1 > MAX_STREAMED_DEPTH) {
-          throw TREE_DECIDES;
-        }
-        ArrayNode a = nodes.arrayNode();
-        for (JsonToken item = p.nextToken(); item != JsonToken.END_ARRAY; item = p.nextToken()) {
-          a.add(value(p, item, depth + 1));
-        }
-        return a;
-      }
-      case VALUE_STRING:
-        return nodes.textNode(p.getText());
-      case VALUE_TRUE:
-        return nodes.booleanNode(true);
-      case VALUE_FALSE:
-        return nodes.booleanNode(false);
-      case VALUE_NULL:
-        return nodes.nullNode();
-      case VALUE_NUMBER_INT:
-        switch (p.getNumberType()) {
-          case INT:
-            return nodes.numberNode(p.getIntValue());
-          case LONG:
-            return nodes.numberNode(p.getLongValue());
-          default:
-            return nodes.numberNode(p.getBigIntegerValue());
-        }
-      default:
-        return valueReader.readTree(p); // floats: as databind reads them, with the mapper's rules
-    }
-  }
 
   private ObjectNode tree(String frame) throws DdpProtocolException {
     if (frame == null) {
