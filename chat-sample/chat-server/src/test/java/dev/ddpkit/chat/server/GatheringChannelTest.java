@@ -3,18 +3,12 @@ package dev.ddpkit.chat.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.java_websocket.SocketChannelIOHelper;
-import org.java_websocket.WebSocketAdapter;
 import org.java_websocket.WebSocketImpl;
 import org.java_websocket.drafts.Draft;
 import org.java_websocket.drafts.Draft_6455;
@@ -28,44 +22,23 @@ import org.junit.jupiter.api.Test;
  * in order, also when the reader does not keep up and the kernel takes only part of it.
  */
 class GatheringChannelTest {
-  private ServerSocketChannel listener;
-  private SocketChannel serverSide;
+  private LoopbackPair sockets;
   private SocketChannel reader;
-  private Selector selector;
   private WebSocketImpl ws;
   private GatheringChannel channel;
 
   @BeforeEach
   void connect() throws Exception {
-    listener = ServerSocketChannel.open().bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-    reader = SocketChannel.open(listener.getLocalAddress());
-    serverSide = listener.accept();
-    serverSide.configureBlocking(false);
-    serverSide.setOption(StandardSocketOptions.SO_SNDBUF, 16 * 1024);
-    reader.setOption(StandardSocketOptions.SO_RCVBUF, 16 * 1024);
-    selector = Selector.open();
-    ws = new WebSocketImpl(new WebSocketAdapter() {
-      @Override public void onWebsocketMessage(org.java_websocket.WebSocket c, String m) { }
-      @Override public void onWebsocketMessage(org.java_websocket.WebSocket c, ByteBuffer b) { }
-      @Override public void onWebsocketOpen(org.java_websocket.WebSocket c, org.java_websocket.handshake.Handshakedata d) { }
-      @Override public void onWebsocketClose(org.java_websocket.WebSocket c, int code, String r, boolean remote) { }
-      @Override public void onWebsocketClosing(org.java_websocket.WebSocket c, int code, String r, boolean remote) { }
-      @Override public void onWebsocketCloseInitiated(org.java_websocket.WebSocket c, int code, String r) { }
-      @Override public void onWebsocketError(org.java_websocket.WebSocket c, Exception e) { }
-      @Override public void onWriteDemand(org.java_websocket.WebSocket c) { }
-      @Override public java.net.InetSocketAddress getLocalSocketAddress(org.java_websocket.WebSocket c) { return null; }
-      @Override public java.net.InetSocketAddress getRemoteSocketAddress(org.java_websocket.WebSocket c) { return null; }
-    }, List.<Draft>of(new Draft_6455()));
-    SelectionKey key = serverSide.register(selector, SelectionKey.OP_READ, ws);
-    channel = (GatheringChannel) new GatheringChannel.Factory().wrapChannel(serverSide, key);
+    sockets = new LoopbackPair();
+    reader = sockets.reader;
+    ws = new WebSocketImpl(new LoopbackPair.QuietListener(), List.<Draft>of(new Draft_6455()));
+    SelectionKey key = sockets.serverSide.register(sockets.selector, SelectionKey.OP_READ, ws);
+    channel = (GatheringChannel) new GatheringChannel.Factory().wrapChannel(sockets.serverSide, key);
   }
 
   @AfterEach
   void close() throws Exception {
-    selector.close();
-    reader.close();
-    serverSide.close();
-    listener.close();
+    sockets.close();
   }
 
   @Test
@@ -116,10 +89,7 @@ class GatheringChannelTest {
   }
 
   private byte[] readExactly(int n) throws Exception {
-    ByteBuffer in = ByteBuffer.allocate(n);
-    while (in.hasRemaining()) {
-      reader.read(in);
-    }
-    return in.array();
+    return sockets.readExactly(n);
   }
+
 }

@@ -3,13 +3,10 @@ package dev.ddpkit.chat.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,11 +14,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.java_websocket.SocketChannelIOHelper;
 import org.java_websocket.WebSocket;
-import org.java_websocket.WebSocketAdapter;
 import org.java_websocket.drafts.Draft;
 import org.java_websocket.drafts.Draft_6455;
 import org.java_websocket.framing.CloseFrame;
-import org.java_websocket.handshake.Handshakedata;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,8 +28,7 @@ import org.junit.jupiter.api.Test;
  * as the selector would have.
  */
 class ServerConnectionTest {
-  private ServerSocketChannel listener;
-  private SocketChannel serverSide;
+  private LoopbackPair sockets;
   private SocketChannel reader;
   private Selector selector;
   private GatheringChannel.Factory factory;
@@ -46,43 +40,27 @@ class ServerConnectionTest {
 
   @BeforeEach
   void connect() throws Exception {
-    listener = ServerSocketChannel.open()
-        .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-    reader = SocketChannel.open(listener.getLocalAddress());
-    serverSide = listener.accept();
-    serverSide.configureBlocking(false);
-    serverSide.setOption(StandardSocketOptions.SO_SNDBUF, 16 * 1024);
-    reader.setOption(StandardSocketOptions.SO_RCVBUF, 16 * 1024);
-    selector = Selector.open();
+    sockets = new LoopbackPair();
+    reader = sockets.reader;
+    selector = sockets.selector;
     factory = new GatheringChannel.Factory();
-    conn = (ServerConnection) factory.createWebSocket(new WebSocketAdapter() {
-      @Override public void onWebsocketMessage(WebSocket c, String m) { }
-      @Override public void onWebsocketMessage(WebSocket c, ByteBuffer b) { }
-      @Override public void onWebsocketOpen(WebSocket c, Handshakedata d) { }
+    conn = (ServerConnection) factory.createWebSocket(new LoopbackPair.QuietListener() {
       @Override public void onWebsocketClose(WebSocket c, int code, String r, boolean remote) {
         closes.add(code + " " + r + " " + remote);
       }
-      @Override public void onWebsocketClosing(WebSocket c, int code, String r, boolean remote) { }
-      @Override public void onWebsocketCloseInitiated(WebSocket c, int code, String r) { }
-      @Override public void onWebsocketError(WebSocket c, Exception e) { }
       @Override public void onWriteDemand(WebSocket c) {
         writeDemands.add(c);
       }
-      @Override public InetSocketAddress getLocalSocketAddress(WebSocket c) { return null; }
-      @Override public InetSocketAddress getRemoteSocketAddress(WebSocket c) { return null; }
     }, List.<Draft>of(new Draft_6455()));
-    key = serverSide.register(selector, SelectionKey.OP_READ, conn);
+    key = sockets.serverSide.register(selector, SelectionKey.OP_READ, conn);
     conn.setSelectionKey(key);
-    channel = (GatheringChannel) factory.wrapChannel(serverSide, key);
+    channel = (GatheringChannel) factory.wrapChannel(sockets.serverSide, key);
     conn.setChannel(channel);
   }
 
   @AfterEach
   void close() throws Exception {
-    selector.close();
-    reader.close();
-    serverSide.close();
-    listener.close();
+    sockets.close();
   }
 
   @Test
@@ -210,10 +188,7 @@ class ServerConnectionTest {
   }
 
   private byte[] readExactly(int n) throws Exception {
-    ByteBuffer in = ByteBuffer.allocate(n);
-    while (in.hasRemaining()) {
-      reader.read(in);
-    }
-    return in.array();
+    return sockets.readExactly(n);
   }
+
 }
