@@ -71,8 +71,11 @@ class ServerHostileInputTest {
         ws.sendText("{\"msg\":\"ping\",\"id\":\"" + fence + "\"}");
         RawPeer.Frame f;
         while ((f = ws.next()) != null && f.opcode() != RawPeer.CLOSE) {
-          if (f.opcode() == RawPeer.TEXT && f.json().path("id").asText().equals(fence)
-              && f.json().path("msg").asText().equals("pong")) {
+          if (f.opcode() != RawPeer.TEXT) {
+            continue;
+          }
+          JsonNode m = f.json();
+          if (m.path("id").asText().equals(fence) && m.path("msg").asText().equals("pong")) {
             break;
           }
         }

@@ -4,16 +4,10 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.io.ByteArrayOutputStream;
+import dev.ddpkit.chat.server.testing.RawPeer;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -38,20 +32,15 @@ class SlowReaderIsDroppedTest extends ServerTestSupport {
           }
         }));
     DdpPeer healthy = login(s, "alice");
-    try (Socket paused = new Socket()) {
-      paused.setReceiveBufferSize(16 * 1024); // before connect: the window it advertises
-      paused.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), s.port()), 5000);
-      OutputStream out = paused.getOutputStream();
-      out.write(("GET /websocket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
-          + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-          + "Sec-WebSocket-Version: 13\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-      send(out, "{\"msg\":\"connect\",\"version\":\"1\",\"support\":[\"1\"]}");
+    // A receive buffer set before it connects: the window it advertises.
+    try (RawPeer paused = RawPeer.builder(s.url()).receiveBuffer(16 * 1024).dial()) {
+      paused.sendText("{\"msg\":\"connect\",\"version\":\"1\",\"support\":[\"1\"]}");
       String bigId = "p".repeat(60_000);
       int pings = 0;
       try {
         // Kernel buffers on loopback hold a few MiB before anything stays queued in the server.
         while (s.stats().slowReadersDropped() == 0 && pings < 2_000) {
-          send(out, "{\"msg\":\"ping\",\"id\":\"" + bigId + pings + "\"}");
+          paused.sendText("{\"msg\":\"ping\",\"id\":\"" + bigId + pings + "\"}");
           pings++;
           if (pings % 200 == 0) { // loadHistory: 10 per 10 s
             assertThat(healthy.call("loadHistory", "general", null, 1, null).has("result"))
@@ -65,27 +54,5 @@ class SlowReaderIsDroppedTest extends ServerTestSupport {
       await().atMost(10, SECONDS).until(() -> closes.contains(SendQueues.SLOW_READER_CODE));
     }
     assertThat(healthy.call("loadHistory", "general", null, 1, null).has("result")).isTrue();
-  }
-
-  /** One masked text frame. */
-  private static void send(OutputStream out, String text) throws IOException {
-    byte[] data = text.getBytes(StandardCharsets.UTF_8);
-    ByteArrayOutputStream f = new ByteArrayOutputStream(data.length + 14);
-    f.write(0x81);
-    if (data.length < 126) {
-      f.write(0x80 | data.length);
-    } else {
-      f.write(0x80 | 126);
-      f.write(data.length >>> 8);
-      f.write(data.length);
-    }
-    byte[] mask = new byte[4];
-    ThreadLocalRandom.current().nextBytes(mask);
-    f.write(mask, 0, 4);
-    for (int i = 0; i < data.length; i++) {
-      f.write(data[i] ^ mask[i & 3]);
-    }
-    out.write(f.toByteArray());
-    out.flush();
   }
 }
