@@ -125,11 +125,7 @@ final class CatchUps {
 
   /** Logged in again on the same connection: fetches refused for want of it go again. */
   void onLoggedIn() {
-    for (Room room : session.rooms.values()) {
-      if (room.live && room.catchUp != null) {
-        request(room);
-      }
-    }
+    requestUnfinished();
     submitRoomsGet();
   }
 
@@ -138,6 +134,11 @@ final class CatchUps {
    * own fetch was under way at the drop fetches again (once live).
    */
   void onResumed() {
+    requestUnfinished();
+  }
+
+  /** Requests again the catch-up of every live room whose catch-up has not finished. */
+  private void requestUnfinished() {
     for (Room room : session.rooms.values()) {
       if (room.live && room.catchUp != null) {
         request(room);
@@ -185,12 +186,7 @@ final class CatchUps {
     pages.remove(room); // a paged catch-up starts again from its sync point
     waiting.remove(room);
     probeWaiting.remove(room);
-    if (probe == room) {
-      probe = null;
-      List<Room> next = new ArrayList<>(probeWaiting);
-      probeWaiting.clear();
-      next.stream().filter(this::needsFetch).forEach(this::request);
-    }
+    probeAnswered(room); // a probe forgotten is as good as answered: the rooms waiting go
   }
 
   // ---- rooms/get ----
@@ -480,14 +476,16 @@ final class CatchUps {
 
   /** The room's sync point (newest server change time applied) less the overlap. */
   private Instant syncSince(Room room) {
-    Instant p = room.timeline.syncPoint().orElse(Instant.EPOCH)
-        .minus(session.settings.catchUpOverlap());
-    return p.isBefore(Instant.EPOCH) ? Instant.EPOCH : p;
+    return lessOverlap(room.timeline.syncPoint());
   }
 
   /** The room's catch-up point less the overlap, never before the epoch. */
   private Instant since(Room room) {
-    Instant p = room.point().orElse(Instant.EPOCH).minus(session.settings.catchUpOverlap());
+    return lessOverlap(room.point());
+  }
+
+  private Instant lessOverlap(Optional<Instant> point) {
+    Instant p = point.orElse(Instant.EPOCH).minus(session.settings.catchUpOverlap());
     return p.isBefore(Instant.EPOCH) ? Instant.EPOCH : p;
   }
 }
