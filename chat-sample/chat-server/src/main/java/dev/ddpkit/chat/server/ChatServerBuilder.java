@@ -33,6 +33,7 @@ public final class ChatServerBuilder {
   Duration sessionGrace = Duration.ofSeconds(15);
   int sessionQueueLimit = 100;
   Duration tokenTtl = Duration.ofDays(90);
+  int maxTokensPerUser = 100;
   int maxFrameBytes = 1 << 20;
   int workers = Math.max(2, Runtime.getRuntime().availableProcessors());
   Clock clock = Clock.systemUTC();
@@ -249,6 +250,20 @@ public final class ChatServerBuilder {
   /** Lifetime of the resume tokens a login issues (default 90 days). */
   public ChatServerBuilder tokenTtl(Duration d) {
     this.tokenTtl = positive("tokenTtl", d);
+    return this;
+  }
+
+  /**
+   * The most resume tokens a user keeps (default 100): a login past it forgets the user's oldest
+   * token, whose device must log in again with its password. Without a cap a client that logs in
+   * again and again (each login within the rate limits) would grow the store for as long as the
+   * tokens live.
+   */
+  public ChatServerBuilder maxTokensPerUser(int max) {
+    if (max < 1) {
+      throw new IllegalArgumentException("maxTokensPerUser must be positive: " + max);
+    }
+    this.maxTokensPerUser = max;
     return this;
   }
 

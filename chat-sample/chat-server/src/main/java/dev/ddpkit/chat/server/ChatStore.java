@@ -173,10 +173,16 @@ final class ChatStore {
     });
   }
 
-  /** Stores a token record under its hash. */
-  CompletableFuture<Void> putToken(String key, ObjectNode record) {
+  /**
+   * Stores a token record under its hash, and removes its user's oldest tokens past the newest
+   * {@code keepPerUser}.
+   */
+  CompletableFuture<Void> putToken(String key, ObjectNode record, int keepPerUser) {
     return submit(() -> {
       journal(record("token", key, record));
+      for (String old : memory.tokensPast(record.path("username").asText(), keepPerUser)) {
+        journal(record("untoken", old, null));
+      }
       return null;
     });
   }

@@ -47,6 +47,7 @@ final class Logins {
   private final Clock clock;
   private final Ticker ticker;
   private final Duration tokenTtl;
+  private final int maxTokensPerUser;
 
   Logins(ChatStore store, Secrets secrets, Counters counters, ServerConfig cfg,
       Subscriptions subscriptions) {
@@ -60,6 +61,7 @@ final class Logins {
     this.clock = cfg.clock;
     this.ticker = cfg.ticker;
     this.tokenTtl = cfg.tokenTtl;
+    this.maxTokensPerUser = cfg.maxTokensPerUser;
   }
 
   /** The {@code login} method: with a password, or with {@code resume} and a token. */
@@ -101,7 +103,7 @@ final class Logins {
     String key = Secrets.tokenKey(newToken);
     long expires = now + tokenTtl.toMillis();
     ObjectNode record = tokenRecord(stored, now, expires);
-    await(store.putToken(key, record));
+    await(store.putToken(key, record, maxTokensPerUser));
     becomeUser(s, publicUser(stored), key);
     counters.loginsOk.incrementAndGet();
     return loginResult(stored, newToken, expires, "password");

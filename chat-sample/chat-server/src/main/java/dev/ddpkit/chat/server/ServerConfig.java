@@ -28,6 +28,7 @@ final class ServerConfig {
   final Duration sessionGrace;
   final int sessionQueueLimit;
   final Duration tokenTtl;
+  final int maxTokensPerUser;
   final int maxFrameBytes;
   final int workers;
   final Clock clock;
@@ -63,6 +64,7 @@ final class ServerConfig {
     sessionGrace = b.sessionGrace;
     sessionQueueLimit = b.sessionQueueLimit;
     tokenTtl = b.tokenTtl;
+    maxTokensPerUser = b.maxTokensPerUser;
     maxFrameBytes = b.maxFrameBytes;
     workers = b.workers;
     clock = b.clock;

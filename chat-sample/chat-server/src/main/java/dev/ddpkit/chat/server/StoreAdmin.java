@@ -86,7 +86,7 @@ final class StoreAdmin {
     record.put("username", username);
     record.put("created", now);
     record.put("expires", now + cfg.tokenTtl.toMillis());
-    await(store.putToken(Secrets.tokenKey(token), record));
+    await(store.putToken(Secrets.tokenKey(token), record, cfg.maxTokensPerUser));
     return token;
   }
 

@@ -21,6 +21,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 final class StoreMemory {
   private final Map<String, String> users = new ConcurrentHashMap<>();
   private final Map<String, String> tokens = new ConcurrentHashMap<>();
+  /** Each user's token keys with their creation times (for the cap on tokens per user). */
+  private final Map<String, Map<String, Long>> tokensByUser = new ConcurrentHashMap<>();
   private final Map<String, String> rooms = new ConcurrentHashMap<>();
   /** Message id to "rid ts": where the message is stored. */
   private final Map<String, String> messageIds = new ConcurrentHashMap<>();
@@ -74,8 +76,24 @@ final class StoreMemory {
         roomUpdates.putIfAbsent(key, new ConcurrentSkipListMap<>());
         roomTrash.putIfAbsent(key, new ConcurrentSkipListMap<>());
       }
-      case "token" -> tokens.put(key, Frames.write(v));
-      case "untoken" -> tokens.remove(key);
+      case "token" -> {
+        tokens.put(key, Frames.write(v));
+        String user = v.path("username").asText();
+        if (!user.isEmpty()) {
+          tokensByUser.computeIfAbsent(user, u -> new ConcurrentHashMap<>())
+              .put(key, v.path("created").asLong());
+        }
+      }
+      case "untoken" -> {
+        String had = tokens.remove(key);
+        if (had != null) {
+          tokensByUser.computeIfPresent(Frames.readStored(had).path("username").asText(),
+              (u, keys) -> {
+                keys.remove(key);
+                return keys.isEmpty() ? null : keys;
+              });
+        }
+      }
       case "msg" -> {
         String rid = v.path("rid").asText();
         long ts = v.path("ts").path("$date").asLong();
@@ -209,6 +227,25 @@ final class StoreMemory {
   ObjectNode token(String key) {
     String json = tokens.get(key);
     return json == null ? null : Frames.readStored(json);
+  }
+
+  /**
+   * The keys of {@code username}'s tokens past its newest {@code keep}, oldest first (by their
+   * creation time, then key): what a cap of {@code keep} removes.
+   */
+  List<String> tokensPast(String username, int keep) {
+    Map<String, Long> keys = tokensByUser.get(username);
+    if (keys == null || keys.size() <= keep) {
+      return List.of();
+    }
+    List<Map.Entry<String, Long>> byAge = new ArrayList<>(keys.entrySet());
+    byAge.sort(Map.Entry.<String, Long>comparingByValue()
+        .thenComparing(Map.Entry.comparingByKey()));
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < byAge.size() - keep; i++) {
+      out.add(byAge.get(i).getKey());
+    }
+    return out;
   }
 
   /** True when a token record is stored under {@code key}. */

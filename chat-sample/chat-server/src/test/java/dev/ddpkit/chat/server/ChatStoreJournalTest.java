@@ -41,7 +41,7 @@ class ChatStoreJournalTest {
   void everyAcknowledgedMessageSurvivesManyCrashesAndReopens() throws Exception {
     ChatStore store = open();
     store.createRoom("general", List.of("alice")).get(5, SECONDS);
-    store.putToken("key-1", Frames.object().put("user", "alice")).get(5, SECONDS);
+    store.putToken("key-1", Frames.object().put("user", "alice"), Integer.MAX_VALUE).get(5, SECONDS);
     int acknowledged = 0;
     for (int cycle = 0; cycle < 30; cycle++) {
       List<CompletableFuture<ChatStore.Append>> sends = new ArrayList<>();
@@ -54,7 +54,7 @@ class ChatStoreJournalTest {
       }
       if (cycle % 3 == 0) {
         store.removeToken("key-1").get(5, SECONDS);
-        store.putToken("key-1", Frames.object().put("user", "alice")).get(5, SECONDS);
+        store.putToken("key-1", Frames.object().put("user", "alice"), Integer.MAX_VALUE).get(5, SECONDS);
       }
       // A crash: no compaction, no further write.
       store.closeImmediately();
@@ -116,7 +116,7 @@ class ChatStoreJournalTest {
     store.createUser("alice", Frames.object().put("hash", "h")).get(5, SECONDS);
     store.createRoom("general", List.of("alice")).get(5, SECONDS);
     for (int i = 0; i < 20; i++) {
-      store.putToken("churn", Frames.object().put("n", i)).get(5, SECONDS);
+      store.putToken("churn", Frames.object().put("n", i), Integer.MAX_VALUE).get(5, SECONDS);
       store.removeToken("churn").get(5, SECONDS);
     }
     store.append("m1", "general", "hello", sender("alice")).get(5, SECONDS);

@@ -83,7 +83,7 @@ final class InProcessServer implements AutoCloseable {
     record.put("username", username);
     record.put("created", now);
     record.put("expires", now + cfg.tokenTtl.toMillis());
-    store.putToken(Secrets.tokenKey(token), record).join();
+    store.putToken(Secrets.tokenKey(token), record, Integer.MAX_VALUE).join();
     return token;
   }
 

@@ -248,7 +248,7 @@ class JournalRecoveryTest {
       store = open();
       long opened = Files.size(file());
       // A login and a logout per life: records that only a compaction drops.
-      store.putToken("t" + cycle, Frames.object().put("user", "alice")).get(5, SECONDS);
+      store.putToken("t" + cycle, Frames.object().put("user", "alice"), Integer.MAX_VALUE).get(5, SECONDS);
       store.removeToken("t" + (cycle - 1)).get(5, SECONDS);
       if (cycle % 100 == 0) {
         store.append("m" + cycle, "general", "life " + cycle, alice()).get(5, SECONDS);

@@ -2,10 +2,13 @@ package dev.ddpkit.chat.server;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -76,6 +79,43 @@ class LoginTest extends ServerTestSupport {
     assertThat(e.path("reason").asText()).isEqualTo(Logins.LOGGED_OUT);
     e = third.call("login", DdpPeer.resumeParams("no-such-token")).path("error");
     assertThat(e.path("reason").asText()).isEqualTo(Logins.LOGGED_OUT);
+  }
+
+  @Test
+  void aUserKeepsItsNewestTokensUpToTheCapAlsoAfterARestart() throws Exception {
+    ChatServer s = startSeeded(b -> b.clock(clock).maxTokensPerUser(3));
+    List<String> tokens = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      clock.advance(Duration.ofSeconds(1)); // each token created later than the one before
+      DdpPeer p = connect(s);
+      tokens.add(p.call("login", DdpPeer.loginParams("bob", "bob-pw"))
+          .path("result").path("token").asText());
+      p.close();
+    }
+    clock.advance(Duration.ofSeconds(1));
+    tokens.add(s.issueToken("bob")); // issued tokens count too: the oldest login goes
+    String aliceToken = s.issueToken("alice"); // another user's are not touched
+
+    assertThat(resumes(s, tokens)).containsExactly(false, false, false, true, true, true);
+    int port = s.port();
+    s.stop();
+    ChatServer again = start(b -> b.clock(clock).port(port).maxTokensPerUser(3));
+    assertThat(resumes(again, tokens)).as("after a restart (the journal read again)")
+        .containsExactly(false, false, false, true, true, true);
+    assertThat(resumes(again, List.of(aliceToken))).containsExactly(true);
+    assertThatThrownBy(() -> ChatServer.builder().maxTokensPerUser(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxTokensPerUser");
+  }
+
+  /** For each token, whether it logs in by resume. */
+  private List<Boolean> resumes(ChatServer s, List<String> tokens) throws Exception {
+    List<Boolean> out = new ArrayList<>();
+    for (String t : tokens) {
+      DdpPeer p = connect(s);
+      out.add(p.call("login", DdpPeer.resumeParams(t)).has("result"));
+      p.close();
+    }
+    return out;
   }
 
   @Test
