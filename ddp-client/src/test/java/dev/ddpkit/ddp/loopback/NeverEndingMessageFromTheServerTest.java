@@ -41,7 +41,13 @@ class NeverEndingMessageFromTheServerTest {
 
       eventually().until(() -> server.attacks().size() == 1);
       Attack attack = server.attacks().get(0);
-      assertThat(attack.closeCode().get(PATIENCE.toSeconds(), SECONDS)).isEqualTo(1009);
+      // The client closes with 1009 while the server is still writing: it ends the TCP
+      // connection with the server's bytes unread, which can reach the server (as a reset) before
+      // its reader has the close frame, on a loaded machine. So the server sees 1009, or 1006 (seen
+      // once in about 30 builds); the code is the client's own report.
+      assertThat(attack.closeCode().get(PATIENCE.toSeconds(), SECONDS)).isIn(1009, 1006);
+      eventually().untilAsserted(() -> assertThat(c.attempts)
+          .as("the close code the client reported").anyMatch(s -> s.lastCloseCode() == 1009));
       assertThat(attack.writtenAtClose().get()).as("bytes written when the client closed")
           .isGreaterThan((long) LIMIT).isLessThan(2L * LIMIT);
       // The client's event loop learns of the close just after the server reads its close frame.
