@@ -34,8 +34,9 @@ final class UpgradeRequest {
   private UpgradeRequest() {}
 
   /**
-   * Reads a request from {@code buf}'s position; on success the position is just past the blank
-   * line that ends it.
+   * Reads a request from {@code buf}'s position, line by line in one pass; on success the
+   * position is just past the blank line that ends it. A line that has arrived whole is checked
+   * at once, so a bad request line is refused before the rest of the request comes.
    *
    * @throws IncompleteHandshakeException when the request has not all arrived yet and is still
    *     under {@link #MAX_BYTES}: the library keeps the bytes and calls again with more
@@ -44,26 +45,20 @@ final class UpgradeRequest {
    */
   static ClientHandshakeBuilder read(ByteBuffer buf) throws InvalidHandshakeException {
     int start = buf.position();
-    int limit = buf.limit();
-    int end = endOfHeaders(buf, start, Math.min(limit, start + MAX_BYTES));
-    if (end < 0) {
-      if (limit - start >= MAX_BYTES) {
-        throw new InvalidHandshakeException(
-            "upgrade request longer than " + MAX_BYTES + " bytes");
-      }
-      throw new IncompleteHandshakeException();
-    }
+    int to = Math.min(buf.limit(), start + MAX_BYTES);
     HandshakeImpl1Client request = new HandshakeImpl1Client();
-    int lineStart = start;
     boolean first = true;
-    while (true) {
-      int lf = indexOf(buf, (byte) '\n', lineStart, end);
-      int lineEnd = lf > lineStart && buf.get(lf - 1) == '\r' ? lf - 1 : lf;
+    int lineStart = start;
+    for (int i = start; i < to; i++) {
+      if (buf.get(i) != '\n') {
+        continue;
+      }
+      int lineEnd = i > lineStart && buf.get(i - 1) == '\r' ? i - 1 : i;
       if (lineEnd == lineStart) { // the blank line
         if (first) {
           throw new InvalidHandshakeException("no request line");
         }
-        buf.position(lf + 1);
+        buf.position(i + 1);
         return request;
       }
       String line = ascii(buf, lineStart, lineEnd);
@@ -73,23 +68,12 @@ final class UpgradeRequest {
       } else {
         header(line, request);
       }
-      lineStart = lf + 1;
+      lineStart = i + 1;
     }
-  }
-
-  /** The index of the LF of the blank line that ends the headers, or -1 before {@code to}. */
-  private static int endOfHeaders(ByteBuffer buf, int from, int to) {
-    int lineStart = from;
-    for (int i = from; i < to; i++) {
-      if (buf.get(i) == '\n') {
-        int lineEnd = i > lineStart && buf.get(i - 1) == '\r' ? i - 1 : i;
-        if (lineEnd == lineStart) {
-          return i;
-        }
-        lineStart = i + 1;
-      }
+    if (buf.limit() - start >= MAX_BYTES) {
+      throw new InvalidHandshakeException("upgrade request longer than " + MAX_BYTES + " bytes");
     }
-    return -1;
+    throw new IncompleteHandshakeException();
   }
 
   private static void requestLine(String line, HandshakeImpl1Client request)
@@ -118,15 +102,6 @@ final class UpgradeRequest {
     String value = line.substring(colon + 1).strip();
     String before = request.getFieldValue(name);
     request.put(name, request.hasFieldValue(name) ? before + ", " + value : value);
-  }
-
-  private static int indexOf(ByteBuffer buf, byte b, int from, int to) {
-    for (int i = from; i <= to; i++) {
-      if (buf.get(i) == b) {
-        return i;
-      }
-    }
-    return to;
   }
 
   private static String ascii(ByteBuffer buf, int from, int to) {
