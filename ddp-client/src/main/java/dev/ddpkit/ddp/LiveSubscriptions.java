@@ -63,13 +63,21 @@ final class LiveSubscriptions {
     s.markUnsubscribed(
         new DdpException("subscription " + s.name() + " was stopped before it was ready"));
     if (s.isSent()) {
-      unansweredUnsubs.add(s.id());
-      if (engine.state().isConnected()) {
-        engine.send(out.unsub(s.id()));
-      }
+      unsub(s.id());
     }
     if (engine.resync().subscriptionGone(s.id())) {
       engine.maybeFinishResync();
+    }
+  }
+
+  /**
+   * Unsubscribes {@code id}: sent now if connected, and kept until its {@code nosub} so that a
+   * resumed session sends it (again).
+   */
+  private void unsub(String id) {
+    unansweredUnsubs.add(id);
+    if (engine.state().isConnected()) {
+      engine.send(out.unsub(id));
     }
   }
 
@@ -107,10 +115,9 @@ final class LiveSubscriptions {
   /** {@code nosub} (or a malformed one): the subscription ends with {@code cause}. */
   void onNoSub(String id, Function<SubscriptionImpl, DdpException> cause) {
     unansweredUnsubs.remove(id);
-    if (resentOnResume.remove(id) && engine.state().isConnected()) {
+    if (resentOnResume.remove(id)) {
       log.debug("{}: -> unsub id={} (refused before the resume, sent again on it)", name, id);
-      unansweredUnsubs.add(id);
-      engine.send(out.unsub(id));
+      unsub(id);
     }
     SubscriptionImpl s = subs.remove(id);
     engine.resync().subscriptionGone(id);
