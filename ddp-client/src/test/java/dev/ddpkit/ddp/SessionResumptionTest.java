@@ -29,6 +29,10 @@ class SessionResumptionTest {
     return "{'msg':'sub','id':'" + s.id() + "','name':'" + name + "','params':[]}";
   }
 
+  private static String unsub(Subscription s) {
+    return "{'msg':'unsub','id':'" + s.id() + "'}";
+  }
+
   /** The socket drops, 1 s passes, the client redials and must offer {@code expectedConnect}. */
   private static ServerEnd redialExpecting(Harness h, ServerEnd old, String expectedConnect,
       String answerSession) {
@@ -207,7 +211,7 @@ class SessionResumptionTest {
 
       ServerEnd s2 = h.handshake(Harness.connectWithSession("s1", 2), "s1");
 
-      s2.expect("{'msg':'unsub','id':'" + items.id() + "'}", sub(later, "later"));
+      s2.expect(unsub(items), sub(later, "later"));
       assertThat(other.ended()).isNotDone();
     }
   }
@@ -255,7 +259,7 @@ class SessionResumptionTest {
       assertThat(failure(refused.ready(), DdpMethodException.class).error())
           .isEqualTo("too-many-requests");
       // The server runs the repeat afresh and may serve it now: the client ended it, so it says so.
-      s2.expect("{'msg':'unsub','id':'" + refused.id() + "'}");
+      s2.expect(unsub(refused));
       s2.send("{'msg':'ready','subs':['" + refused.id() + "']}");
       s2.send("{'msg':'nosub','id':'" + refused.id() + "'}");
       s2.expectNothing();
@@ -273,8 +277,7 @@ class SessionResumptionTest {
       s1.send("{'msg':'ready','subs':['" + lostUnsub.id() + "','" + answered.id() + "']}");
       lostUnsub.stop();
       answered.stop();
-      s1.expect("{'msg':'unsub','id':'" + lostUnsub.id() + "'}",
-          "{'msg':'unsub','id':'" + answered.id() + "'}");
+      s1.expect(unsub(lostUnsub), unsub(answered));
       s1.send("{'msg':'nosub','id':'" + answered.id() + "'}");
       // The socket dies with the first unsub unread by the server (its nosub never came): the
       // count (3 frames received) still matches what the server wrote, so it resumes.
@@ -283,7 +286,7 @@ class SessionResumptionTest {
 
       ServerEnd s2 = h.handshake(Harness.connectWithSession("s1", 3), "s1");
 
-      s2.expect("{'msg':'unsub','id':'" + lostUnsub.id() + "'}");
+      s2.expect(unsub(lostUnsub));
       s2.expectNothing();
       s2.send("{'msg':'nosub','id':'" + lostUnsub.id() + "'}");
       s2.closeFromServer(1006, "");
