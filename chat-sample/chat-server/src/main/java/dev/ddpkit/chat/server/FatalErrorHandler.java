@@ -34,15 +34,6 @@ public interface FatalErrorHandler {
    * included).
    */
   static FatalErrorHandler haltProcess(int status, PrintStream err) {
-    return (server, thread, error) -> {
-      try {
-        err.println("serve: " + error + " in thread " + thread + "; exiting with status " + status
-            + " so that a supervisor restarts the server");
-        err.flush();
-      } catch (Throwable ignored) {
-        // out of memory even for that line: exit all the same
-      }
-      Runtime.getRuntime().halt(status);
-    };
+    return new ProcessHalt(status, err, Runtime.getRuntime()::halt);
   }
 }
