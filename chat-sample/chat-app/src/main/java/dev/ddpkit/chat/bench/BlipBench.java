@@ -1,25 +1,17 @@
 package dev.ddpkit.chat.bench;
 
 import dev.ddpkit.chat.ChatClient;
-import dev.ddpkit.chat.ChatListener;
-import dev.ddpkit.chat.ChatStatus;
 import dev.ddpkit.chat.protocol.CallLimit;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.RateLimits;
 import dev.ddpkit.chat.server.SessionStats;
 import dev.ddpkit.ddp.DdpClient;
-import dev.ddpkit.ddp.transport.Transport;
-import dev.ddpkit.ddp.transport.TransportFactory;
-import dev.ddpkit.ddp.transport.TransportListener;
-import dev.ddpkit.ddp.transport.WebSocketTransportFactory;
-import dev.ddpkit.reconnect.Backoff;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,7 +20,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.LockSupport;
 
@@ -47,36 +38,74 @@ final class BlipBench {
   record Wave(boolean resume, int clients, int rooms, long gapMs, int cut, long framesIn,
       long methodCalls, long subscriptions, long resumed, long serverCpuNanos, long lastLiveMs,
       long[] afterOpenMicros, long rttMicros, long lostSubscriptions, long lostMessages,
-      long held, long expired) {
+      long held, long expired, double[] ownRoundTrips, Probes probes) {
+    /** {@code total} over every client, the probes' included (they reconnect the same way). */
     double perClient(long total) {
-      return (double) total / clients;
+      return (double) total / (clients + probes.count());
     }
 
     long afterOpen(double quantile) {
-      long[] s = afterOpenMicros.clone();
-      Arrays.sort(s);
-      return s[(int) Math.min(s.length - 1, Math.floor(quantile * s.length))];
+      return BlipClients.quantile(afterOpenMicros.clone(), quantile);
     }
+
+    /** A client's time from its socket's open to live over its own DDP round trip. */
+    double ownRoundTrips(double quantile) {
+      return quantile(ownRoundTrips, quantile);
+    }
+  }
+
+  /**
+   * What the probes ({@link BlipProbe}, clients in a JVM of their own) measured in a wave, one
+   * entry per probe: open to live and {@code connect} to {@code connected}, in µs.
+   */
+  record Probes(int count, long[] afterOpenMicros, long[] roundTripMicros, long resumed,
+      long[] openToConnectMicros, long[] connectedToLiveMicros) {
+    static final Probes NONE = new Probes(0, new long[0], new long[0], 0, new long[0], new long[0]);
+
+    double ratio(double quantile) {
+      double[] r = new double[count];
+      for (int k = 0; k < count; k++) {
+        r[k] = (double) afterOpenMicros[k] / Math.max(1, roundTripMicros[k]);
+      }
+      return quantile(r, quantile);
+    }
+  }
+
+  static double quantile(double[] v, double q) {
+    if (v.length == 0) {
+      return 0;
+    }
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return s[(int) Math.min(s.length - 1, Math.floor(q * s.length))];
   }
 
   private static final String USER = "blip";
   private static final String WRITER = "blip-writer";
   private static final Duration LIVE_TIMEOUT = Duration.ofMinutes(4);
   private static final int START_BATCH = 100;
+  /** The gap of the unmeasured wave that runs first. */
+  private static final Duration WARM_UP_GAP = Duration.ofSeconds(1);
 
   private final int clients;
   private final int rooms;
+  private final int probes;
   private final PrintStream progress;
   private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-  /** Per client: messages written during a gap that it was shown. */
-  private AtomicLongArray seen;
-  /** Per client: when the DDP {@code connected} of its latest socket arrived. */
-  private AtomicLongArray connectedAt;
+  private BlipClients marks;
+  private ProbeProcess probe;
   private int written;
 
-  BlipBench(int clients, int rooms, PrintStream progress) {
+  /**
+   * @param clients the clients in this JVM
+   * @param rooms the rooms each is in
+   * @param probes the clients in a JVM of their own ({@link BlipProbe}), 0 for none
+   * @param progress where progress lines go
+   */
+  BlipBench(int clients, int rooms, int probes, PrintStream progress) {
     this.clients = clients;
     this.rooms = rooms;
+    this.probes = probes;
     this.progress = progress;
   }
 
@@ -96,10 +125,7 @@ final class BlipBench {
         .sessionGrace(resume ? Duration.ofSeconds(15) : Duration.ZERO).build();
     server.start();
     List<ChatClient> all = new ArrayList<>();
-    seen = new AtomicLongArray(clients);
-    connectedAt = new AtomicLongArray(clients);
-    AtomicLongArray opened = new AtomicLongArray(clients);
-    AtomicLongArray live = new AtomicLongArray(clients);
+    marks = new BlipClients(clients, i -> { });
     try (BlipProxy proxy = new BlipProxy(server.port())) {
       server.createUser(USER, "blip-pw");
       server.createUser(WRITER, "writer-pw");
@@ -112,11 +138,15 @@ final class BlipBench {
       String writerToken = server.issueToken(WRITER);
       String url = "ws://127.0.0.1:" + proxy.port() + "/websocket";
       for (int i = 0; i < clients; i++) {
-        all.add(client(i, url, token, rids, resume, opened, live));
+        all.add(marks.start(i, url, token, rids, resume, "blip-" + i));
         if ((i + 1) % START_BATCH == 0 || i + 1 == clients) {
-          awaitTrue(() -> allLive(live, all.size()), "clients connected");
+          awaitTrue(() -> marks.allLive(all.size()), "clients connected");
           progress.printf(Locale.ROOT, "  %d of %d clients live%n", all.size(), clients);
         }
+      }
+      if (probes > 0) {
+        probe = ProbeProcess.start(url, token, rids, resume, probes, LIVE_TIMEOUT);
+        progress.printf(Locale.ROOT, "  %d probes live in a JVM of their own%n", probes);
       }
       long rtt = roundTripMicros(url);
       List<Wave> waves = new ArrayList<>();
@@ -126,14 +156,24 @@ final class BlipBench {
         for (int w = 0; w < (rooms + 4) / 5; w++) {
           writers.add(writer(server.url(), writerToken));
         }
+        // One wave first, not measured: the first resume or recovery of the run would otherwise
+        // run the client's and the server's code for it cold (interpreted, classes loading), as
+        // the initial connect ran the login path cold; the measured waves compare compiled code.
+        progress.printf(Locale.ROOT, "  warm-up wave (not measured), gap %d ms:%n",
+            WARM_UP_GAP.toMillis());
+        wave(server, proxy, all, WARM_UP_GAP, resume, rtt, writers, rids);
         for (Duration gap : gaps) {
-          waves.add(wave(server, proxy, all, gap, resume, opened, live, rtt, writers, rids));
+          waves.add(wave(server, proxy, all, gap, resume, rtt, writers, rids));
         }
       } finally {
         writers.forEach(DdpClient::close);
       }
       return waves;
     } finally {
+      if (probe != null) {
+        probe.close();
+        probe = null;
+      }
       all.forEach(ChatClient::close);
       server.kill();
       deleteQuietly(dir);
@@ -141,19 +181,16 @@ final class BlipBench {
   }
 
   private Wave wave(ChatServer server, BlipProxy proxy, List<ChatClient> all, Duration gap,
-      boolean resume, AtomicLongArray opened, AtomicLongArray live, long rtt,
-      List<DdpClient> writers, List<String> rids) {
-    awaitTrue(() -> allLive(live, clients), "clients live before the blip");
-    long seenBefore = 0;
-    for (int i = 0; i < clients; i++) {
-      seenBefore += seen.get(i);
-    }
+      boolean resume, long rtt, List<DdpClient> writers, List<String> rids) {
+    awaitTrue(() -> marks.allLive(clients), "clients live before the blip");
+    long seenBefore = marks.seenTotal();
     long resumesBefore = all.stream().mapToLong(c -> c.stats().resumes()).sum();
     SessionStats before = server.sessionStats();
     long cpuBefore = serverCpuNanos();
     java.util.Map<String, Long> cpuByRoleBefore = serverCpuByRole();
-    for (int i = 0; i < clients; i++) {
-      live.set(i, 0);
+    marks.clearLive();
+    if (probe != null) {
+      probe.forgetEarlierLines();
     }
     int cut = proxy.cut();
     long gapEnd = System.nanoTime() + gap.toNanos();
@@ -172,104 +209,59 @@ final class BlipBench {
     LockSupport.parkNanos(Math.max(0, gapEnd - System.nanoTime()));
     long upNanos = System.nanoTime();
     proxy.restore();
-    awaitTrue(() -> allLive(live, clients), "every client live again");
+    awaitTrue(() -> marks.allLive(clients), "every client live again");
+    Probes probed = probe == null ? Probes.NONE : probe.awaitEveryProbeLive();
     long expected = seenBefore + (long) clients * rids.size();
-    awaitQuiet(() -> sum(seen) >= expected, Duration.ofSeconds(30));
-    long lostMessages = expected - sum(seen);
+    awaitQuiet(() -> marks.seenTotal() >= expected, Duration.ofSeconds(30));
+    long lostMessages = expected - marks.seenTotal();
     long lastLive = 0;
     long[] afterOpen = new long[clients];
+    double[] ownRoundTrips = new double[clients];
     for (int i = 0; i < clients; i++) {
-      lastLive = Math.max(lastLive, live.get(i) - upNanos);
-      afterOpen[i] = (live.get(i) - opened.get(i)) / 1_000;
+      lastLive = Math.max(lastLive, marks.live.get(i) - upNanos);
+      afterOpen[i] = marks.afterOpenMicros(i);
+      ownRoundTrips[i] = (double) afterOpen[i] / Math.max(1, marks.roundTripMicros(i));
     }
     long cpu = serverCpuNanos() - cpuBefore;
     long[] toConnected = new long[clients];
     long[] connectedToLive = new long[clients];
     for (int i = 0; i < clients; i++) {
-      toConnected[i] = (connectedAt.get(i) - opened.get(i)) / 1_000;
-      connectedToLive[i] = (live.get(i) - connectedAt.get(i)) / 1_000;
+      toConnected[i] = (marks.connected.get(i) - marks.opened.get(i)) / 1_000;
+      connectedToLive[i] = (marks.live.get(i) - marks.connected.get(i)) / 1_000;
     }
     StringBuilder roles = new StringBuilder();
     serverCpuByRole().forEach((role, nanos) -> roles.append(String.format(Locale.ROOT, " %s %.0f",
         role, (nanos - cpuByRoleBefore.getOrDefault(role, 0L)) / 1e6)));
     progress.printf(Locale.ROOT, "  resume %s, gap %d ms: socket open -> DDP connected p50/p99 %d/%d"
         + " us, connected -> live p50/p99 %d/%d us; server CPU ms by thread:%s%n",
-        resume ? "on" : "off", gap.toMillis(), quantile(toConnected, 0.5),
-        quantile(toConnected, 0.99), quantile(connectedToLive, 0.5),
-        quantile(connectedToLive, 0.99), roles);
+        resume ? "on" : "off", gap.toMillis(), BlipClients.quantile(toConnected, 0.5),
+        BlipClients.quantile(toConnected, 0.99), BlipClients.quantile(connectedToLive, 0.5),
+        BlipClients.quantile(connectedToLive, 0.99), roles);
     SessionStats after = server.sessionStats();
     long resumed = all.stream().mapToLong(c -> c.stats().resumes()).sum() - resumesBefore;
     long lost = server.stats().subscriptionsByRoom().values().stream().mapToLong(v -> v).sum();
+    if (probe != null) {
+      progress.printf(Locale.ROOT, "  probes (%d, own JVM): open -> live p50/max %d/%d us, connect ->"
+          + " connected p50/max %d/%d us, %d resumed; open -> connect p50/max %d/%d us, connected"
+          + " -> live p50/max %d/%d us%n", probed.count(),
+          BlipClients.quantile(probed.afterOpenMicros().clone(), 0.5),
+          BlipClients.quantile(probed.afterOpenMicros().clone(), 1.0),
+          BlipClients.quantile(probed.roundTripMicros().clone(), 0.5),
+          BlipClients.quantile(probed.roundTripMicros().clone(), 1.0), probed.resumed(),
+          BlipClients.quantile(probed.openToConnectMicros().clone(), 0.5),
+          BlipClients.quantile(probed.openToConnectMicros().clone(), 1.0),
+          BlipClients.quantile(probed.connectedToLiveMicros().clone(), 0.5),
+          BlipClients.quantile(probed.connectedToLiveMicros().clone(), 1.0));
+    }
     // The writer's own frames (one sendMessage per room) are not the clients'.
     return new Wave(resume, clients, rooms, gap.toMillis(), cut,
         after.framesIn() - before.framesIn() - rids.size(),
         after.methodCalls() - before.methodCalls() - rids.size(),
         after.subscriptionRequests() - before.subscriptionRequests(), resumed, cpu,
         TimeUnit.NANOSECONDS.toMillis(lastLive), afterOpen, rtt,
-        (long) clients * rooms - lost, lostMessages,
+        (long) (clients + probes) * rooms - lost, lostMessages,
         after.sessionsHeld() - before.sessionsHeld(),
-        after.sessionsExpired() - before.sessionsExpired());
-  }
-
-  private ChatClient client(int i, String url, String token, List<String> rids, boolean resume,
-      AtomicLongArray opened, AtomicLongArray live) {
-    TransportFactory sockets = new WebSocketTransportFactory(null,
-        WebSocketTransportFactory.DEFAULT_MAX_FRAME_BYTES, Duration.ofSeconds(10), "blip-" + i);
-    TransportFactory timed = (URI uri, TransportListener l) -> sockets.open(uri,
-        new TransportListener() {
-          @Override
-          public void onOpen() {
-            opened.set(i, System.nanoTime());
-            l.onOpen();
-          }
-
-          @Override
-          public void onMessage(String text) {
-            if (text.startsWith(CONNECTED)) {
-              connectedAt.set(i, System.nanoTime());
-            }
-            l.onMessage(text);
-          }
-
-          @Override
-          public void onText(byte[] utf8, int offset, int length) {
-            if (startsWith(utf8, offset, length, CONNECTED_BYTES)) {
-              connectedAt.set(i, System.nanoTime());
-            }
-            l.onText(utf8, offset, length);
-          }
-
-          @Override
-          public void onClose(int code, String reason, boolean remote) {
-            l.onClose(code, reason, remote);
-          }
-
-          @Override
-          public void onError(Throwable error) {
-            l.onError(error);
-          }
-        });
-    ChatListener listener = new ChatListener() {
-      @Override
-      public void onMessage(dev.ddpkit.chat.ChatMessage m) {
-        if (m.id().startsWith("gap-")) {
-          seen.incrementAndGet(i);
-        }
-      }
-
-      @Override
-      public void onStatus(ChatStatus status) {
-        if (status.state() == ChatStatus.State.CONNECTED && live.get(i) == 0) {
-          live.set(i, System.nanoTime());
-        }
-      }
-    };
-    ChatClient c = ChatClient.builder().url(url).token(token).rooms(rids).historyLimit(0)
-        .backoff(Backoff.fixed(Duration.ofMillis(250))).stableAfter(Duration.ofSeconds(1))
-        .sessionResumption(resume).transportFactory(timed).listener(listener)
-        .name("blip-" + i).build();
-    c.start();
-    return c;
+        after.sessionsExpired() - before.sessionsExpired(), ownRoundTrips, probed);
   }
 
   /** A DDP client straight to the server (no proxy), logged in: it writes during the gap. */
@@ -278,36 +270,6 @@ final class BlipBench {
     d.connect();
     d.call("login", java.util.Map.of("resume", token)).join();
     return d;
-  }
-
-  private static final String CONNECTED = "{\"msg\":\"connected\"";
-  private static final byte[] CONNECTED_BYTES =
-      CONNECTED.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-  private static boolean startsWith(byte[] b, int offset, int length, byte[] prefix) {
-    if (length < prefix.length) {
-      return false;
-    }
-    for (int k = 0; k < prefix.length; k++) {
-      if (b[offset + k] != prefix[k]) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** The {@code q} quantile of {@code v}, sorted in place. */
-  private static long quantile(long[] v, double q) {
-    Arrays.sort(v);
-    return v[(int) Math.min(v.length - 1, Math.floor(q * v.length))];
-  }
-
-  private static long sum(AtomicLongArray a) {
-    long n = 0;
-    for (int i = 0; i < a.length(); i++) {
-      n += a.get(i);
-    }
-    return n;
   }
 
   /** Waits for {@code done} up to {@code max}; returns quietly either way. */
@@ -367,15 +329,6 @@ final class BlipBench {
       }
     }
     return sum;
-  }
-
-  private static boolean allLive(AtomicLongArray live, int n) {
-    for (int i = 0; i < n; i++) {
-      if (live.get(i) == 0) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private static void awaitTrue(BooleanSupplier done, String what) {
