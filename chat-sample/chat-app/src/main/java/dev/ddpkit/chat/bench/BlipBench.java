@@ -84,6 +84,8 @@ final class BlipBench {
   private static final String WRITER = "blip-writer";
   private static final Duration LIVE_TIMEOUT = Duration.ofMinutes(4);
   private static final int START_BATCH = 100;
+  /** Rooms a writer posts in: 4 waves in 10 s stay within 10 sendMessage per connection. */
+  private static final int ROOMS_PER_WRITER = 2;
   /** The gap of the unmeasured wave that runs first. */
   private static final Duration WARM_UP_GAP = Duration.ofSeconds(1);
 
@@ -150,10 +152,12 @@ final class BlipBench {
       }
       long rtt = roundTripMicros(url);
       List<Wave> waves = new ArrayList<>();
-      // Rocket.Chat's limit of one method 10 times in 10 s per connection: a writer per 5 rooms.
+      // Rocket.Chat's limit of one method 10 times in 10 s per connection: a writer posts one
+      // message per wave in each of its rooms, and waves (the unmeasured one included) can come
+      // 3 s apart, so 4 in 10 s: a writer per ROOMS_PER_WRITER rooms.
       List<DdpClient> writers = new ArrayList<>();
       try {
-        for (int w = 0; w < (rooms + 4) / 5; w++) {
+        for (int w = 0; w < (rooms + ROOMS_PER_WRITER - 1) / ROOMS_PER_WRITER; w++) {
           writers.add(writer(server.url(), writerToken));
         }
         // One wave first, not measured: the first resume or recovery of the run would otherwise
@@ -202,7 +206,7 @@ final class BlipBench {
         Duration.ofNanos(Math.max(0, gapEnd - System.nanoTime())));
     List<java.util.concurrent.CompletableFuture<?>> sends = new ArrayList<>();
     for (int r = 0; r < rids.size(); r++) {
-      sends.add(writers.get(r / 5).call("sendMessage", java.util.Map.of("_id",
+      sends.add(writers.get(r / ROOMS_PER_WRITER).call("sendMessage", java.util.Map.of("_id",
           "gap-" + (++written), "rid", rids.get(r), "msg", "written during the blip")));
     }
     sends.forEach(java.util.concurrent.CompletableFuture::join);
