@@ -104,7 +104,7 @@ m_blip() {
   run blip java -cp "$JAR" dev.ddpkit.chat.bench.BlipCommand --clients 1000 --rooms 10 --gaps 2000,2000,2000,20000
   local f=$OUT/blip.txt on off late
   # resume gap cut resumed frames calls subs cpu all-live after-open(p50/p99/max us) rtt p99/rtt lost held/expired
-  # own-rtt(p50/p99) probes probe-after-open(p50/max us) probe-own-rtt(p50/max us) probe-ratio(p50/max) probes-resumed
+  # probes probe-after-open(p50/max us) probe-own-rtt(p50/max us) probe-ratio(p50/max) probes-resumed
   # Of the 2 s waves of each mode, the one of median server CPU (field 8).
   median_wave() { awk -v m="$1" '$1 == m && $2 == 2000' "$f" | sort -k8,8n \
     | awk '{ w[NR] = $0 } END { if (NR) print w[int((NR + 1) / 2)] }'; }
@@ -127,11 +127,11 @@ m_blip() {
     "$(ratio "$cpu_on" "$cpu_off"); $(ratio "$live_on" "$live_off")" "same"
   row "same, resumed: each client live after its socket opened, p50 / p99, against one idle round trip" \
     "$(orq "$p50") / $(orq "$p99") ms" "$(orq "$rtt") ms" "$(ratio "$p50" "$rtt") / $(ratio "$p99" "$rtt")" "same"
-  # Fields 17-19: the probes (clients in a JVM of their own): open -> live, their own connect
+  # Fields 16-18: the probes (clients in a JVM of their own): open -> live, their own connect
   # round trip, and the ratio of the two, p50/max.
   local probe_on probe_off
-  probe_on=$(echo "$on" | awk '{ split($19, q, "/"); printf "x%.2f / x%.2f", q[1], q[2] }')
-  probe_off=$(echo "$off" | awk '{ split($19, q, "/"); printf "x%.2f / x%.2f", q[1], q[2] }')
+  probe_on=$(echo "$on" | awk '{ split($18, q, "/"); printf "x%.2f / x%.2f", q[1], q[2] }')
+  probe_off=$(echo "$off" | awk '{ split($18, q, "/"); printf "x%.2f / x%.2f", q[1], q[2] }')
   row "same, 10 clients in a JVM of their own: live after the socket opened over the client's own connect round trip, p50 / max" \
     "$(orq "$probe_on")" "off: $(orq "$probe_off")" "" "same"
   row "a 20 s blip, past the 15 s grace: sessions held / expired; subscriptions / messages lost" \

@@ -38,7 +38,7 @@ final class BlipBench {
   record Wave(boolean resume, int clients, int rooms, long gapMs, int cut, long framesIn,
       long methodCalls, long subscriptions, long resumed, long serverCpuNanos, long lastLiveMs,
       long[] afterOpenMicros, long rttMicros, long lostSubscriptions, long lostMessages,
-      long held, long expired, double[] ownRoundTrips, Probes probes) {
+      long held, long expired, Probes probes) {
     /** {@code total} over every client, the probes' included (they reconnect the same way). */
     double perClient(long total) {
       return (double) total / (clients + probes.count());
@@ -46,11 +46,6 @@ final class BlipBench {
 
     long afterOpen(double quantile) {
       return BlipClients.quantile(afterOpenMicros.clone(), quantile);
-    }
-
-    /** A client's time from its socket's open to live over its own DDP round trip. */
-    double ownRoundTrips(double quantile) {
-      return quantile(ownRoundTrips, quantile);
     }
   }
 
@@ -220,11 +215,9 @@ final class BlipBench {
     long lostMessages = expected - marks.seenTotal();
     long lastLive = 0;
     long[] afterOpen = new long[clients];
-    double[] ownRoundTrips = new double[clients];
     for (int i = 0; i < clients; i++) {
       lastLive = Math.max(lastLive, marks.live.get(i) - upNanos);
       afterOpen[i] = marks.afterOpenMicros(i);
-      ownRoundTrips[i] = (double) afterOpen[i] / Math.max(1, marks.roundTripMicros(i));
     }
     long cpu = serverCpuNanos() - cpuBefore;
     long[] toConnected = new long[clients];
@@ -265,7 +258,7 @@ final class BlipBench {
         TimeUnit.NANOSECONDS.toMillis(lastLive), afterOpen, rtt,
         (long) (clients + probes) * rooms - lost, lostMessages,
         after.sessionsHeld() - before.sessionsHeld(),
-        after.sessionsExpired() - before.sessionsExpired(), ownRoundTrips, probed);
+        after.sessionsExpired() - before.sessionsExpired(), probed);
   }
 
   /** A DDP client straight to the server (no proxy), logged in: it writes during the gap. */
