@@ -7,6 +7,7 @@ import dev.ddpkit.chat.ChatMessage;
 import dev.ddpkit.chat.ChatStatus;
 import dev.ddpkit.chat.OutboxFullException;
 import dev.ddpkit.chat.server.testing.RawPeer;
+import dev.ddpkit.chat.server.testing.WebSocketWire;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -104,13 +105,13 @@ public final class AbuseCommand {
     phase("baseline (no attack)", stop -> "nothing sent");
     phase("never-ending fragmented message, 4 sockets", a::neverEnding);
     phase("oversized frame (header says 100 MiB), 4 sockets", a::oversized);
-    phase("malformed JSON", s -> a.oneFrameEach(s, "{\"msg\": nope".getBytes(), RawPeer.TEXT));
+    phase("malformed JSON", s -> a.oneFrameEach(s, "{\"msg\": nope".getBytes(), WebSocketWire.TEXT));
     phase("non-objects ([1,2,3], 42, \"x\", null)", a::nonObjects);
     phase("deep nesting (10,000 levels)", s -> a.oneFrameEach(s,
-        ("[".repeat(10_000) + "]".repeat(10_000)).getBytes(), RawPeer.TEXT));
+        ("[".repeat(10_000) + "]".repeat(10_000)).getBytes(), WebSocketWire.TEXT));
     phase("invalid UTF-8", s -> a.oneFrameEach(s, new byte[] {'"', (byte) 0xC3, 0x28, '"'},
-        RawPeer.TEXT));
-    phase("binary frames", s -> a.oneFrameEach(s, new byte[] {1, 2, 3}, RawPeer.BINARY));
+        WebSocketWire.TEXT));
+    phase("binary frames", s -> a.oneFrameEach(s, new byte[] {1, 2, 3}, WebSocketWire.BINARY));
     phase("unmasked frames", a::unmasked);
     phase("200 sockets idle before the upgrade", a::idleBeforeUpgrade);
     phase("10 non-reading clients that ping", a::nonReaders);

@@ -3,6 +3,7 @@ package dev.ddpkit.chat.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.bench.AbuseCommand.Codes;
 import dev.ddpkit.chat.server.testing.RawPeer;
+import dev.ddpkit.chat.server.testing.WebSocketWire;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.SocketTimeoutException;
@@ -99,8 +100,8 @@ final class Attacks {
     AtomicLong sockets = new AtomicLong();
     byte[] fragment = new byte[64 * 1024];
     java.util.Arrays.fill(fragment, (byte) 'x');
-    byte[] first = RawPeer.encode(RawPeer.TEXT, false, true, fragment, masks);
-    byte[] next = RawPeer.encode(RawPeer.CONTINUATION, false, true, fragment, masks);
+    byte[] first = WebSocketWire.encode(WebSocketWire.TEXT, false, true, fragment, masks);
+    byte[] next = WebSocketWire.encode(WebSocketWire.CONTINUATION, false, true, fragment, masks);
     parallel(4, stop, k -> {
       try (RawPeer p = ddp(from)) {
         sockets.incrementAndGet();
@@ -136,7 +137,7 @@ final class Attacks {
     parallel(4, stop, k -> {
       try (RawPeer p = ddp(from)) {
         try {
-          p.header(RawPeer.TEXT, true, true, 100L << 20);
+          p.header(WebSocketWire.TEXT, true, true, 100L << 20);
           p.write(new byte[] {1, 2, 3, 4});
           long start = System.nanoTime();
           for (int i = 0; i < 16; i++) {
@@ -161,13 +162,13 @@ final class Attacks {
   String nonObjects(AtomicBoolean stop) throws Exception {
     String[] frames = {"[1,2,3]", "42", "\"x\"", "null"};
     AtomicLong n = new AtomicLong();
-    return eachConnection(stop, p -> p.frame(RawPeer.TEXT, true, true,
+    return eachConnection(stop, p -> p.frame(WebSocketWire.TEXT, true, true,
         frames[(int) (n.getAndIncrement() % frames.length)].getBytes(StandardCharsets.UTF_8)));
   }
 
   String unmasked(AtomicBoolean stop) throws Exception {
     byte[] ping = "{\"msg\":\"ping\"}".getBytes(StandardCharsets.UTF_8);
-    return eachConnection(stop, p -> p.frame(RawPeer.TEXT, true, false, ping));
+    return eachConnection(stop, p -> p.frame(WebSocketWire.TEXT, true, false, ping));
   }
 
   /** What one connection sends before it waits for the server's close. */
@@ -194,7 +195,7 @@ final class Attacks {
     for (int i = 0; i < 200; i++) {
       RawPeer p = peer(run.url(), from).tcp();
       if (i % 2 == 0) {
-        p.write(Arrays.copyOf(RawPeer.upgradeRequest(run.url(), masks), 40));
+        p.write(Arrays.copyOf(WebSocketWire.upgradeRequest(run.url(), masks), 40));
         p.flush();
       }
       peers.add(p);
@@ -251,8 +252,8 @@ final class Attacks {
         }
         Thread reader = new Thread(() -> {
           try {
-            for (RawPeer.Frame f; (f = p.next()) != null && f.opcode() != RawPeer.CLOSE; ) {
-              if (f.opcode() == RawPeer.TEXT) {
+            for (WebSocketWire.Frame f; (f = p.next()) != null && f.opcode() != WebSocketWire.CLOSE; ) {
+              if (f.opcode() == WebSocketWire.TEXT) {
                 answered.incrementAndGet();
                 if (f.text().contains("too-many-requests")) {
                   limited.incrementAndGet();

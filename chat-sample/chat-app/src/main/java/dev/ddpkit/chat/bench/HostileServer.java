@@ -1,6 +1,6 @@
 package dev.ddpkit.chat.bench;
 
-import dev.ddpkit.chat.server.testing.RawPeer;
+import dev.ddpkit.chat.server.testing.WebSocketWire;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -85,7 +85,7 @@ final class HostileServer implements AutoCloseable {
     DataInputStream in = new DataInputStream(s.getInputStream());
     OutputStream out = s.getOutputStream();
     String key = null;
-    for (String line : RawPeer.readHead(in).split("\r\n")) {
+    for (String line : WebSocketWire.readHead(in).split("\r\n")) {
       if (line.toLowerCase(java.util.Locale.ROOT).startsWith("sec-websocket-key:")) {
         key = line.substring(line.indexOf(':') + 1).trim();
       }
@@ -98,8 +98,8 @@ final class HostileServer implements AutoCloseable {
     byte[] fragment = new byte[FRAGMENT];
     java.util.Arrays.fill(fragment, (byte) 'x');
     // unmasked, as a server's frames are; no FIN, ever
-    byte[] first = RawPeer.encodeHeader(RawPeer.TEXT, false, false, FRAGMENT);
-    byte[] next = RawPeer.encodeHeader(RawPeer.CONTINUATION, false, false, FRAGMENT);
+    byte[] first = WebSocketWire.encodeHeader(WebSocketWire.TEXT, false, false, FRAGMENT);
+    byte[] next = WebSocketWire.encodeHeader(WebSocketWire.CONTINUATION, false, false, FRAGMENT);
     out.write(first);
     out.write(fragment);
     sentBeforeClose.addAndGet(FRAGMENT);
@@ -114,8 +114,8 @@ final class HostileServer implements AutoCloseable {
   private void readClientFrames(DataInputStream in) {
     try {
       while (true) {
-        RawPeer.Frame f = RawPeer.readFrame(in);
-        if (f == null || f.opcode() == RawPeer.CLOSE) {
+        WebSocketWire.Frame f = WebSocketWire.readFrame(in);
+        if (f == null || f.opcode() == WebSocketWire.CLOSE) {
           clientClose.complete(f == null ? 1006 : f.closeCode());
           return;
         }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.ServerConnectionListener;
 import dev.ddpkit.chat.server.testing.RawPeer;
+import dev.ddpkit.chat.server.testing.WebSocketWire;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -128,10 +129,10 @@ class NeverEndingMessageToTheServerTest {
       // returns from writing that fragment (seen under load: exactly LIMIT counted).
       try {
         sent.addAndGet(fragment.length);
-        ws.sendFragment(RawPeer.TEXT, /* fin= */ false, fragment);
+        ws.sendFragment(WebSocketWire.TEXT, /* fin= */ false, fragment);
         while (!sentWhenClosed.isDone() && sent.get() < 16L * LIMIT) {
           sent.addAndGet(fragment.length);
-          ws.sendFragment(RawPeer.CONTINUATION, /* fin= */ false, fragment);
+          ws.sendFragment(WebSocketWire.CONTINUATION, /* fin= */ false, fragment);
         }
       } catch (IOException e) {
         sentWhenClosed.complete(sent.get()); // the server closed the socket

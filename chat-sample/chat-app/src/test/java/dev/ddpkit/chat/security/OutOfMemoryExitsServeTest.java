@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ddpkit.chat.cli.ServeCommand;
 import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.testing.RawPeer;
+import dev.ddpkit.chat.server.testing.WebSocketWire;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -73,7 +74,7 @@ class OutOfMemoryExitsServeTest {
       try {
         RawPeer ws = RawPeer.upgraded(url);
         sockets.add(ws);
-        ws.sendFragment(RawPeer.TEXT, /* fin= */ false, fragment);
+        ws.sendFragment(WebSocketWire.TEXT, /* fin= */ false, fragment);
         for (int sent = FRAGMENT; sent < HELD_BYTES; sent += FRAGMENT) {
           ws.sendFragment(0, /* fin= */ false, fragment);
         }

@@ -11,6 +11,7 @@ import dev.ddpkit.chat.server.ChatServer;
 import dev.ddpkit.chat.server.ChatServerBuilder;
 import dev.ddpkit.chat.server.ServerConnectionListener;
 import dev.ddpkit.chat.server.testing.RawPeer;
+import dev.ddpkit.chat.server.testing.WebSocketWire;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -69,9 +70,9 @@ class ServerHostileInputTest {
         // A fence: the pong to this ping comes after every answer to the frame above.
         String fence = "fence-" + i;
         ws.sendText("{\"msg\":\"ping\",\"id\":\"" + fence + "\"}");
-        RawPeer.Frame f;
-        while ((f = ws.next()) != null && f.opcode() != RawPeer.CLOSE) {
-          if (f.opcode() != RawPeer.TEXT) {
+        WebSocketWire.Frame f;
+        while ((f = ws.next()) != null && f.opcode() != WebSocketWire.CLOSE) {
+          if (f.opcode() != WebSocketWire.TEXT) {
             continue;
           }
           JsonNode m = f.json();
@@ -79,7 +80,7 @@ class ServerHostileInputTest {
             break;
           }
         }
-        if (f == null || f.opcode() == RawPeer.CLOSE) {
+        if (f == null || f.opcode() == WebSocketWire.CLOSE) {
           closes.add(f == null ? 1006 : f.closeCode());
           ws.close();
           ws = session(s, r);
@@ -161,9 +162,9 @@ class ServerHostileInputTest {
     int maxThreads = 0;
     for (RawPeer ws : dials) {
       assertThat(ws.readUpgrade()).contains(" 101 ");
-      RawPeer.Frame f = ws.next();
+      WebSocketWire.Frame f = ws.next();
       assertThat(f).isNotNull();
-      if (f.opcode() == RawPeer.CLOSE) {
+      if (f.opcode() == WebSocketWire.CLOSE) {
         assertThat(f.closeCode()).isEqualTo(1013);
         assertThat(f.closeReason()).matches(RETRY_AFTER);
         rejected++;
@@ -222,7 +223,7 @@ class ServerHostileInputTest {
   }
 
   private static int closeCodeOf(RawPeer ws) throws IOException {
-    RawPeer.Frame f = ws.awaitClose();
+    WebSocketWire.Frame f = ws.awaitClose();
     return f == null ? 1006 : f.closeCode();
   }
 

@@ -8,6 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.ddpkit.chat.server.testing.RawPeer;
+import dev.ddpkit.chat.server.testing.WebSocketWire;
 import dev.ddpkit.reconnect.VirtualScheduler;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -111,7 +112,7 @@ class BadFramesClosedAndLoggedOnceTest extends ServerTestSupport {
 
   /** One frame, FIN as given, masked with a key of {@link #masks} or not masked at all. */
   private byte[] frame(int opcode, boolean fin, boolean masked, byte[] payload) {
-    return RawPeer.encode(opcode, fin, masked, payload, masks);
+    return WebSocketWire.encode(opcode, fin, masked, payload, masks);
   }
 
   private List<ILoggingEvent> events() {

@@ -1,13 +1,18 @@
 package dev.ddpkit.chat.server.testing;
 
+import static dev.ddpkit.chat.server.testing.WebSocketWire.BINARY;
+import static dev.ddpkit.chat.server.testing.WebSocketWire.CLOSE;
+import static dev.ddpkit.chat.server.testing.WebSocketWire.TEXT;
+import static dev.ddpkit.chat.server.testing.WebSocketWire.encode;
+import static dev.ddpkit.chat.server.testing.WebSocketWire.encodeHeader;
+import static dev.ddpkit.chat.server.testing.WebSocketWire.readFrame;
+import static dev.ddpkit.chat.server.testing.WebSocketWire.readHead;
+
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -17,7 +22,6 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.Objects;
 import java.util.Random;
 
@@ -29,7 +33,7 @@ import java.util.Random;
  *
  * <pre>{@code
  * try (RawPeer p = RawPeer.ddp(server.url())) {       // upgraded, server_id read, DDP connected
- *   p.frame(RawPeer.TEXT, true, false, ping);          // unmasked: what a client must not send
+ *   p.frame(WebSocketWire.TEXT, true, false, ping);       // unmasked: what a client must not send
  *   p.flush();
  *   assertThat(p.awaitCloseCode()).isEqualTo(1002);
  * }
@@ -42,22 +46,6 @@ import java.util.Random;
  * flush. Its methods may be called from two threads at once (one writing, one reading).
  */
 public final class RawPeer implements AutoCloseable {
-  /** The opcode of a continuation frame. */
-  public static final int CONTINUATION = 0;
-  /** The opcode of a text frame. */
-  public static final int TEXT = 1;
-  /** The opcode of a binary frame. */
-  public static final int BINARY = 2;
-  /** The opcode of a close frame. */
-  public static final int CLOSE = 8;
-  /** The opcode of a ping frame. */
-  public static final int PING = 9;
-  /** The opcode of a pong frame. */
-  public static final int PONG = 10;
-
-  /** The longest frame {@link #readFrame} accepts: a longer one is a broken stream, not a test. */
-  static final long MAX_FRAME = 64L << 20;
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Socket socket;
   private final DataInputStream in;
@@ -69,34 +57,6 @@ public final class RawPeer implements AutoCloseable {
     this.in = new DataInputStream(socket.getInputStream());
     this.out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
     this.random = random;
-  }
-
-  /** A frame as it came: its opcode (the low four bits of its first byte) and its payload. */
-  public record Frame(int opcode, byte[] payload) {
-    /** The payload as UTF-8 text. */
-    public String text() {
-      return new String(payload, StandardCharsets.UTF_8);
-    }
-
-    /** The payload parsed as JSON; an {@link IllegalStateException} if it is not JSON. */
-    public JsonNode json() {
-      try {
-        return JSON.readTree(payload);
-      } catch (IOException e) {
-        throw new IllegalStateException("not JSON: " + text(), e);
-      }
-    }
-
-    /** The close code of a close frame (1005 if it has none). */
-    public int closeCode() {
-      return payload.length >= 2 ? ((payload[0] & 0xFF) << 8) | (payload[1] & 0xFF) : 1005;
-    }
-
-    /** The close reason of a close frame ("" if it has none). */
-    public String closeReason() {
-      return payload.length > 2
-          ? new String(payload, 2, payload.length - 2, StandardCharsets.UTF_8) : "";
-    }
   }
 
   /** The settings of a peer for {@code url}, to change before one of its dial methods. */
@@ -185,7 +145,7 @@ public final class RawPeer implements AutoCloseable {
 
     /** Connects and sends the upgrade request, without reading the answer ({@link #readUpgrade}). */
     public RawPeer dial() throws IOException {
-      return closedIfItFails(tcp(), p -> p.sendRaw(upgradeRequest(url.toString(), p.random)));
+      return closedIfItFails(tcp(), p -> p.sendRaw(WebSocketWire.upgradeRequest(url.toString(), p.random)));
     }
 
     /** Connects and completes the upgrade; an {@link IOException} unless the server sent 101. */
@@ -235,116 +195,6 @@ public final class RawPeer implements AutoCloseable {
       }
       return value;
     }
-  }
-
-  /** The HTTP upgrade request for {@code url}, with a key drawn from {@code random}. */
-  public static byte[] upgradeRequest(String url, Random random) {
-    URI u = URI.create(url);
-    byte[] key = new byte[16];
-    random.nextBytes(key);
-    return ("GET " + u.getPath() + " HTTP/1.1\r\nHost: " + u.getHost() + ":" + u.getPort()
-        + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
-        + Base64.getEncoder().encodeToString(key)
-        + "\r\nSec-WebSocket-Version: 13\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
-  }
-
-  /**
-   * One frame's bytes: FIN as given, {@code opcode} or'ed into the first byte as it is (so {@code
-   * 0x41} sets RSV1), masked with a key drawn from {@code random} or not masked at all (the kind
-   * a server must refuse from a client; {@code random} is not used then, and may be null).
-   */
-  public static byte[] encode(int opcode, boolean fin, boolean masked, byte[] payload,
-      Random random) {
-    ByteArrayOutputStream f = new ByteArrayOutputStream(payload.length + 14);
-    f.writeBytes(encodeHeader(opcode, fin, masked, payload.length));
-    if (!masked) {
-      f.writeBytes(payload);
-      return f.toByteArray();
-    }
-    byte[] key = new byte[4];
-    random.nextBytes(key);
-    f.writeBytes(key);
-    for (int i = 0; i < payload.length; i++) {
-      f.write(payload[i] ^ key[i & 3]);
-    }
-    return f.toByteArray();
-  }
-
-  /** A frame header announcing {@code length} payload bytes, masking key not included. */
-  public static byte[] encodeHeader(int opcode, boolean fin, boolean masked, long length) {
-    ByteArrayOutputStream h = new ByteArrayOutputStream(10);
-    h.write((fin ? 0x80 : 0) | opcode);
-    int mask = masked ? 0x80 : 0;
-    if (length < 126) {
-      h.write(mask | (int) length);
-    } else if (length < 65536) {
-      h.write(mask | 126);
-      h.write((int) (length >>> 8));
-      h.write((int) length);
-    } else {
-      h.write(mask | 127);
-      for (int shift = 56; shift >= 0; shift -= 8) {
-        h.write((int) (length >>> shift));
-      }
-    }
-    return h.toByteArray();
-  }
-
-  /**
-   * Reads one frame from {@code in}, unmasking it if it is masked (so a server written for a test
-   * can read a client's frames with it); null if the stream ends, or is reset, before the frame
-   * starts. A {@link SocketTimeoutException} if nothing arrives within the socket's timeout.
-   */
-  public static Frame readFrame(DataInputStream in) throws IOException {
-    int b0;
-    try {
-      b0 = in.read();
-    } catch (SocketTimeoutException e) {
-      throw e;
-    } catch (IOException e) {
-      return null; // reset
-    }
-    if (b0 < 0) {
-      return null;
-    }
-    int b1 = in.readUnsignedByte();
-    long length = b1 & 0x7F;
-    if (length == 126) {
-      length = in.readUnsignedShort();
-    } else if (length == 127) {
-      length = in.readLong();
-    }
-    if (length < 0 || length > MAX_FRAME) {
-      throw new IOException("frame too long: " + length);
-    }
-    byte[] key = null;
-    if ((b1 & 0x80) != 0) {
-      key = new byte[4];
-      in.readFully(key);
-    }
-    byte[] payload = new byte[(int) length];
-    in.readFully(payload);
-    if (key != null) {
-      for (int i = 0; i < payload.length; i++) {
-        payload[i] ^= key[i & 3];
-      }
-    }
-    return new Frame(b0 & 0x0F, payload);
-  }
-
-  /** An HTTP head, up to and including its blank line, read a byte at a time from {@code in}. */
-  public static String readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    int matched = 0;
-    while (matched < 4) {
-      int b = in.read();
-      if (b < 0) {
-        throw new EOFException("connection closed during the upgrade");
-      }
-      head.write(b);
-      matched = b == "\r\n\r\n".charAt(matched) ? matched + 1 : (b == '\r' ? 1 : 0);
-    }
-    return head.toString(StandardCharsets.US_ASCII);
   }
 
   /** Reads the answer to the upgrade request; returns its status line. */
@@ -398,7 +248,7 @@ public final class RawPeer implements AutoCloseable {
 
   /**
    * Sends one masked frame with FIN as given: the first fragment of a message has its opcode
-   * (text, binary), the next ones {@link #CONTINUATION}, the last one FIN.
+   * (text, binary), the next ones {@link WebSocketWire#CONTINUATION}, the last one FIN.
    */
   public synchronized void sendFragment(int opcode, boolean fin, byte[] data) throws IOException {
     frame(opcode, fin, /* masked= */ true, data);
@@ -409,7 +259,7 @@ public final class RawPeer implements AutoCloseable {
    * The server's next frame; null if the connection ended, or was reset, without one. A {@link
    * SocketTimeoutException} if none starts within the timeout.
    */
-  public Frame next() throws IOException {
+  public WebSocketWire.Frame next() throws IOException {
     return readFrame(in);
   }
 
@@ -419,7 +269,7 @@ public final class RawPeer implements AutoCloseable {
    */
   public JsonNode nextJson() throws IOException {
     while (true) {
-      Frame f = next();
+      WebSocketWire.Frame f = next();
       if (f == null) {
         throw new EOFException("the connection ended");
       }
@@ -436,9 +286,9 @@ public final class RawPeer implements AutoCloseable {
   }
 
   /** Reads frames until a close frame (returned) or the end of the connection (null). */
-  public Frame awaitClose() throws IOException {
+  public WebSocketWire.Frame awaitClose() throws IOException {
     while (true) {
-      Frame f = next();
+      WebSocketWire.Frame f = next();
       if (f == null || f.opcode() == CLOSE) {
         return f;
       }
@@ -452,7 +302,7 @@ public final class RawPeer implements AutoCloseable {
    */
   public int awaitCloseCode() throws SocketTimeoutException {
     try {
-      Frame f = awaitClose();
+      WebSocketWire.Frame f = awaitClose();
       return f == null ? 1006 : f.closeCode();
     } catch (SocketTimeoutException e) {
       throw e;

@@ -12,8 +12,8 @@ import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The frame bytes RawPeer writes and reads, without a socket. */
-class RawPeerTest {
+/** {@link WebSocketWire}: the frame bytes {@link RawPeer} writes and reads, without a socket. */
+class WebSocketWireTest {
   private static final byte[] PING = "{\"msg\":\"ping\"}".getBytes(StandardCharsets.UTF_8);
 
   @Test
@@ -21,7 +21,7 @@ class RawPeerTest {
     byte[] key = new byte[4];
     new Random(7).nextBytes(key);
 
-    byte[] f = RawPeer.encode(RawPeer.TEXT, /* fin= */ true, /* masked= */ true, PING,
+    byte[] f = WebSocketWire.encode(WebSocketWire.TEXT, /* fin= */ true, /* masked= */ true, PING,
         new Random(7));
 
     assertThat(f[0] & 0xFF).isEqualTo(0x81);
@@ -33,18 +33,18 @@ class RawPeerTest {
 
   @Test
   void sameSeedSameBytesAndAnUnmaskedFrameIsThePayloadAsItIs() {
-    assertThat(RawPeer.encode(1, true, true, PING, new Random(1)))
-        .containsExactly(RawPeer.encode(1, true, true, PING, new Random(1)));
-    byte[] plain = RawPeer.encode(RawPeer.TEXT, /* fin= */ false, /* masked= */ false, PING, null);
-    assertThat(plain[0]).isEqualTo((byte) RawPeer.TEXT);
+    assertThat(WebSocketWire.encode(1, true, true, PING, new Random(1)))
+        .containsExactly(WebSocketWire.encode(1, true, true, PING, new Random(1)));
+    byte[] plain = WebSocketWire.encode(WebSocketWire.TEXT, /* fin= */ false, /* masked= */ false, PING, null);
+    assertThat(plain[0]).isEqualTo((byte) WebSocketWire.TEXT);
     assertThat(Arrays.copyOfRange(plain, 2, plain.length)).containsExactly(PING);
   }
 
   @Test
   void theHeaderTakesTheShortestLengthFormAndTheOpcodeAsGiven() {
-    assertThat(RawPeer.encodeHeader(0x41, true, false, 125)).containsExactly(0xC1, 125);
-    assertThat(RawPeer.encodeHeader(0, false, true, 126)).containsExactly(0x00, 0x80 | 126, 0, 126);
-    assertThat(RawPeer.encodeHeader(2, true, false, 65_536))
+    assertThat(WebSocketWire.encodeHeader(0x41, true, false, 125)).containsExactly(0xC1, 125);
+    assertThat(WebSocketWire.encodeHeader(0, false, true, 126)).containsExactly(0x00, 0x80 | 126, 0, 126);
+    assertThat(WebSocketWire.encodeHeader(2, true, false, 65_536))
         .containsExactly(0x82, 127, 0, 0, 0, 0, 0, 1, 0, 0);
   }
 
@@ -52,32 +52,32 @@ class RawPeerTest {
   void readFrameUnmasksWhatEncodeMasked() throws IOException {
     byte[] big = new byte[70_000];
     new Random(3).nextBytes(big);
-    byte[] stream = concat(RawPeer.encode(RawPeer.BINARY, true, true, big, new Random(4)),
-        RawPeer.encode(RawPeer.CLOSE, true, false, new byte[] {0x03, (byte) 0xE9, 'b', 'y'}, null));
+    byte[] stream = concat(WebSocketWire.encode(WebSocketWire.BINARY, true, true, big, new Random(4)),
+        WebSocketWire.encode(WebSocketWire.CLOSE, true, false, new byte[] {0x03, (byte) 0xE9, 'b', 'y'}, null));
     DataInputStream in = new DataInputStream(new ByteArrayInputStream(stream));
 
-    RawPeer.Frame first = RawPeer.readFrame(in);
-    assertThat(first.opcode()).isEqualTo(RawPeer.BINARY);
+    WebSocketWire.Frame first = WebSocketWire.readFrame(in);
+    assertThat(first.opcode()).isEqualTo(WebSocketWire.BINARY);
     assertThat(first.payload()).containsExactly(big);
-    RawPeer.Frame close = RawPeer.readFrame(in);
-    assertThat(close.opcode()).isEqualTo(RawPeer.CLOSE);
+    WebSocketWire.Frame close = WebSocketWire.readFrame(in);
+    assertThat(close.opcode()).isEqualTo(WebSocketWire.CLOSE);
     assertThat(close.closeCode()).isEqualTo(1001);
     assertThat(close.closeReason()).isEqualTo("by");
-    assertThat(RawPeer.readFrame(in)).as("the end of the stream").isNull();
+    assertThat(WebSocketWire.readFrame(in)).as("the end of the stream").isNull();
   }
 
   @Test
   void aFrameCutShortIsAnErrorAndACloseWithoutACodeIs1005() throws IOException {
-    byte[] f = RawPeer.encode(RawPeer.TEXT, true, false, PING, null);
+    byte[] f = WebSocketWire.encode(WebSocketWire.TEXT, true, false, PING, null);
     DataInputStream cut = new DataInputStream(
         new ByteArrayInputStream(Arrays.copyOf(f, f.length - 1)));
-    assertThatThrownBy(() -> RawPeer.readFrame(cut)).isInstanceOf(EOFException.class);
-    assertThat(new RawPeer.Frame(RawPeer.CLOSE, new byte[0]).closeCode()).isEqualTo(1005);
+    assertThatThrownBy(() -> WebSocketWire.readFrame(cut)).isInstanceOf(EOFException.class);
+    assertThat(new WebSocketWire.Frame(WebSocketWire.CLOSE, new byte[0]).closeCode()).isEqualTo(1005);
   }
 
   @Test
   void theUpgradeRequestAsksForVersion13WithAKeyFromTheRandom() {
-    String req = new String(RawPeer.upgradeRequest("ws://127.0.0.1:3000/websocket",
+    String req = new String(WebSocketWire.upgradeRequest("ws://127.0.0.1:3000/websocket",
         new Random(5)), StandardCharsets.US_ASCII);
     byte[] key = new byte[16];
     new Random(5).nextBytes(key);
