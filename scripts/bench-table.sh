@@ -89,7 +89,7 @@ m_jmh() {
   SECTION="[3a](#3a-in-memory-jmh)"
   build
   run jmh java -jar benchmarks/target/benchmarks.jar 'dev.ddpkit.bench.throughput.InboundBenchmark' \
-    -f 1 -wi 3 -i 5 -w 2s -r 2s
+    -f 1 -wi 10 -i 5 -w 2s -r 2s
   local f=$OUT/jmh.txt parse deliver
   parse=$(awk '/InboundBenchmark.parseOnly / { print $4 }' "$f")
   deliver=$(awk '/InboundBenchmark.deliverOnEventLoop:delivered / { print $4 }' "$f")

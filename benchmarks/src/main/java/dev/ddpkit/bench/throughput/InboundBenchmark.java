@@ -3,6 +3,7 @@ package dev.ddpkit.bench.throughput;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ddpkit.ddp.protocol.DdpMessages;
 import dev.ddpkit.ddp.protocol.DdpProtocolException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +28,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * reached the application, per second (frames minus the repeats dropped by deduplication).
  *
  * <p>The frames: {@value #UNIQUE} messages over {@value #ROOMS} rooms, 2 % of them sent twice
- * ({@link MessageMix}), replayed in a loop. Each room sees more distinct ids per lap than its
+ * ({@link MessageMix}), replayed in a loop, each as its UTF-8 bytes (as the WebSocket transport
+ * hands them to the client, which parses them without making a string). Each room sees more distinct ids per lap than its
  * timeline remembers ({@value InboundPipeline#MAX_SEEN_IDS}), so every lap's messages are new
  * again and only the repeats are dropped, as in a long-running client.
  */
@@ -47,14 +49,15 @@ public class InboundBenchmark {
   @State(Scope.Benchmark)
   public static class Frames {
     MessageMix mix;
-    List<String> frames;
+    /** Each frame as its UTF-8 bytes: what the WebSocket transport hands the client. */
+    List<byte[]> frames;
     int cursor;
 
     /** Builds the mix once per fork. */
     @Setup(Level.Trial)
     public void build() {
       mix = MessageMix.generate(UNIQUE, ROOMS, 0.02, 42);
-      frames = mix.frames();
+      frames = mix.frames().stream().map(t -> t.getBytes(StandardCharsets.UTF_8)).toList();
     }
 
     /** Returns the index of the next batch's first frame and moves on (wrapping around). */
@@ -133,13 +136,14 @@ public class InboundBenchmark {
     }
   }
 
-  /** The DDP parse of a frame alone ({@code DdpMessages.parse}), for context. */
+  /** The DDP parse of a frame's bytes alone ({@code DdpMessages.parse}), for context. */
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public void parseOnly(Frames f, Parser p, Blackhole bh) throws DdpProtocolException {
     int from = f.nextBatch();
     for (int i = from; i < from + BATCH; i++) {
-      bh.consume(p.parser.parse(f.frames.get(i)));
+      byte[] frame = f.frames.get(i);
+      bh.consume(p.parser.parse(frame, 0, frame.length));
     }
   }
 
@@ -150,7 +154,7 @@ public class InboundBenchmark {
     int from = f.nextBatch();
     long before = s.pipeline.delivered();
     for (int i = from; i < from + BATCH; i++) {
-      s.pipeline.push(f.frames.get(i));
+      s.pipeline.pushUtf8(f.frames.get(i));
     }
     d.delivered += s.pipeline.delivered() - before;
   }
@@ -166,7 +170,7 @@ public class InboundBenchmark {
     long before = s.pipeline.delivered();
     long target = before + f.mix.newMessagesIn(from, from + BATCH);
     for (int i = from; i < from + BATCH; i++) {
-      s.pipeline.push(f.frames.get(i));
+      s.pipeline.pushUtf8(f.frames.get(i));
     }
     s.pipeline.awaitDelivered(target, Duration.ofSeconds(30));
     d.delivered += s.pipeline.delivered() - before;

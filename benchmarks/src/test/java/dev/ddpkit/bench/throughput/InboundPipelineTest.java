@@ -4,6 +4,7 @@ import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ddpkit.chat.ChatMessage;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -30,6 +31,17 @@ class InboundPipelineTest {
     List<ChatMessage> got = new CopyOnWriteArrayList<>();
     try (InboundPipeline p = InboundPipeline.onDefaultLoop(mix.rooms(), got::add)) {
       mix.frames().forEach(p::push);
+      p.awaitDelivered(mix.uniqueCount(), Duration.ofSeconds(20));
+      check(p, got);
+    }
+  }
+
+  @Test
+  @Timeout(value = 30, unit = SECONDS)
+  void framesAsBytesAreDeliveredOnceAsTheTransportHandsThem() {
+    List<ChatMessage> got = new CopyOnWriteArrayList<>();
+    try (InboundPipeline p = InboundPipeline.onDefaultLoop(mix.rooms(), got::add)) {
+      mix.frames().forEach(f -> p.pushUtf8(f.getBytes(StandardCharsets.UTF_8)));
       p.awaitDelivered(mix.uniqueCount(), Duration.ofSeconds(20));
       check(p, got);
     }
