@@ -9,6 +9,7 @@ import dev.ddpkit.reconnect.Cancellable;
 import dev.ddpkit.reconnect.Scheduler;
 import java.net.URI;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * for, its transport, and its timers. {@link #close} ends all of it as a unit: the transport is
  * closed, every timer cancelled, and any event of its transport or timer that comes later is
  * dropped on the loop, so no handler checks a generation by hand. Event loop only, except the
- * transport's callbacks, which only hop onto the loop.
+ * transport's callbacks, which hop onto the loop; the one exception is the opening frame (DDP
+ * {@code connect}), which the socket's read thread sends itself the moment the socket opens, so
+ * that the handshake does not wait for a turn of the loop (see {@link #takeOpeningFrame}).
  */
 final class Connection {
   private static final Logger log = LoggerFactory.getLogger(DdpClient.class);
@@ -40,8 +43,11 @@ final class Connection {
   private final EventLoop loop;
   private final LoopTimers timers;
   private final RetiredTransports retired;
-  private Transport transport;
+  // Volatile: the read thread reads it at open to send the opening frame.
+  private volatile Transport transport;
   private volatile boolean closed;
+  /** The frame to send the moment the socket opens; taken once, by the read thread or the loop. */
+  private final AtomicReference<String> openingFrame = new AtomicReference<>();
 
   Connection(Attempt attempt, Scheduler scheduler, EventLoop loop, RetiredTransports retired) {
     this.attempt = attempt;
@@ -55,9 +61,23 @@ final class Connection {
     return attempt;
   }
 
-  /** Opens the transport; its events reach {@code events} on the loop while this is open. */
-  void open(TransportFactory factory, URI uri, Events events) throws Exception {
+  /**
+   * Opens the transport; its events reach {@code events} on the loop while this is open. {@code
+   * opening} (DDP {@code connect}, fixed at the dial: the session and count it offers cannot move
+   * once the previous socket is gone) goes out at the socket's open, before the loop hears of it.
+   */
+  void open(TransportFactory factory, URI uri, String opening, Events events) throws Exception {
+    openingFrame.set(opening);
     transport = factory.open(uri, new Listener(events));
+  }
+
+  /**
+   * On the loop, at {@link Events#onOpen}: the opening frame if the read thread has not sent it
+   * (the socket opened before {@code factory.open} returned, so it had no transport to send on),
+   * then the caller sends it; {@code null} if it was sent at the open.
+   */
+  String takeOpeningFrame() {
+    return openingFrame.getAndSet(null);
   }
 
   /** Whether {@link #close} has not been called and the transport did not report its close. */
@@ -122,6 +142,20 @@ final class Connection {
 
     @Override
     public void onOpen() {
+      // On the read thread: the handshake's first frame leaves now, not after a turn of the loop
+      // (on a busy machine that turn is most of a resumed reconnect's time); the loop then moves
+      // the engine on. A transport not yet known here leaves the frame to the loop.
+      Transport t = transport;
+      if (t != null && !closed) {
+        String opening = openingFrame.getAndSet(null);
+        if (opening != null) {
+          try {
+            t.send(opening);
+          } catch (RuntimeException e) {
+            log.debug("send failed", e); // the transport reports its close
+          }
+        }
+      }
       loop.execute(() -> {
         if (!closed) {
           events.onOpen();

@@ -77,8 +77,11 @@ final class Dialer {
     Connection c = new Connection(attempt, scheduler, loop, retired);
     engine.attach(c);
     connectTimer = c.schedule(connectTimeout, this::onConnectTimeout);
+    SessionResumption r = engine.resumption;
+    String connect = out.connect(version, ClientEngine.SUPPORTED_VERSIONS, r.offeredSession(),
+        r.offeredCount());
     try {
-      c.open(transports, uri, new Events());
+      c.open(transports, uri, connect, new Events());
     } catch (Exception | LinkageError e) {
       log.info("{}: could not start a connection: {}", name, e.toString());
       engine.transitionTo(EngineState.WAITING,
@@ -99,9 +102,12 @@ final class Dialer {
     public void onOpen() {
       if (engine.state() == EngineState.DIALING) {
         engine.transitionTo(EngineState.HANDSHAKE, null);
-        SessionResumption r = engine.resumption;
-        engine.send(out.connect(version, ClientEngine.SUPPORTED_VERSIONS, r.offeredSession(),
-            r.offeredCount()));
+        String connect = engine.connection().takeOpeningFrame();
+        if (connect != null) {
+          engine.send(connect);
+        } else {
+          engine.counters.framesOut.incrementAndGet(); // the read thread sent it at the open
+        }
       }
     }
 

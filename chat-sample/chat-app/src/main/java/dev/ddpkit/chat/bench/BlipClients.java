@@ -97,7 +97,8 @@ final class BlipClients {
       return new Transport() {
         @Override
         public void send(String text) {
-          if (!sentOnThisSocket[0]) { // sends come from the client's loop, one at a time
+          // The first is connect, sent by the read thread at the open; the loop's sends follow it.
+          if (!sentOnThisSocket[0]) {
             sentOnThisSocket[0] = true;
             connectSent.set(i, System.nanoTime());
           }
