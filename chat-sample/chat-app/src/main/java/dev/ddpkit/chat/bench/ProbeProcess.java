@@ -112,7 +112,11 @@ final class ProbeProcess implements AutoCloseable {
     try (BufferedReader r = new BufferedReader(
         new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = r.readLine()) != null; ) {
-        lines.add(line);
+        // Only the protocol's lines: the probe JVM's own logging may go to stdout too (a test
+        // class path's logback configuration prints its status and a console appender there).
+        if (line.equals("READY") || line.startsWith("LIVE ")) {
+          lines.add(line);
+        }
       }
     } catch (IOException e) {
       // the process is gone: said below
