@@ -85,7 +85,10 @@ final class Connection {
     return !closed;
   }
 
-  /** Sends a frame if the transport is open; a failure is the transport's to report. */
+  /**
+   * Sends a frame if the transport is open; a failure is the transport's to report. On the loop,
+   * or on the read thread for the opening frame.
+   */
   boolean send(String frame) {
     Transport t = transport;
     if (closed || t == null) {
@@ -145,15 +148,10 @@ final class Connection {
       // On the read thread: the handshake's first frame leaves now, not after a turn of the loop
       // (on a busy machine that turn is most of a resumed reconnect's time); the loop then moves
       // the engine on. A transport not yet known here leaves the frame to the loop.
-      Transport t = transport;
-      if (t != null && !closed) {
-        String opening = openingFrame.getAndSet(null);
+      if (transport != null && !closed) {
+        String opening = takeOpeningFrame();
         if (opening != null) {
-          try {
-            t.send(opening);
-          } catch (RuntimeException e) {
-            log.debug("send failed", e); // the transport reports its close
-          }
+          send(opening);
         }
       }
       loop.execute(() -> {
