@@ -173,7 +173,7 @@ class ReconnectionManagerStressTest {
       CountDownLatch done = new CountDownLatch(THREADS);
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < THREADS; t++) {
-        Random r = new Random(t + (long) round * THREADS); // made here: the lambda keeps r
+        Random r = new Random(t + (long) round * THREADS); // round 0: the seeds of before
         Thread thread =
             new Thread(
                 () -> {
