@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import org.java_websocket.WebSocket;
 import org.java_websocket.drafts.Draft;
@@ -52,11 +50,11 @@ final class Session {
   /** Protocol errors of this connection; worker thread only. */
   int protocolErrors;
 
-  /** Active subscriptions: sub id to room id. */
-  final Map<String, String> subs = new ConcurrentHashMap<>();
-
-  /** Active {@code stream-notify-room} subscriptions: sub id to event name ({@code rid/event}). */
-  final Map<String, String> notifySubs = new ConcurrentHashMap<>();
+  /**
+   * The DDP session's stream subscriptions: this connection's own, or, once it resumed a held
+   * session, that session's (handed over whole).
+   */
+  volatile SessionStreams streams;
 
   /** Guards what a frame written out touches: the count, the hold, the forward. */
   private final Object out = new Object();
@@ -78,6 +76,7 @@ final class Session {
     this.hold = hold;
     this.openedNanos = nowNanos;
     this.lastInboundNanos = nowNanos;
+    this.streams = new SessionStreams(this);
   }
 
   /** What became of a frame written out. */

@@ -32,9 +32,9 @@ final class Subscriptions {
   private final DdpRateLimiter rateLimiter;
   /** The handler's open connections (a live view): a closed one is not subscribed. */
   private final Set<Session> sessions;
-  private final Map<String, Set<Session>> roomSubscribers = new ConcurrentHashMap<>();
+  private final Map<String, Set<SessionStreams>> roomSubscribers = new ConcurrentHashMap<>();
   /** {@code stream-notify-room} subscribers by event name ({@code rid/deleteMessage}). */
-  private final Map<String, Set<Session>> eventSubscribers = new ConcurrentHashMap<>();
+  private final Map<String, Set<SessionStreams>> eventSubscribers = new ConcurrentHashMap<>();
   /** Orders "ready" against broadcasts, so a subscriber sees every event after its ready. */
   private final Object streams = new Object();
   private volatile Endpoint endpoint;
@@ -53,7 +53,7 @@ final class Subscriptions {
 
   /** A well-formed {@code sub}: answered with {@code ready}, or {@code nosub} and an error. */
   void subscribe(Session s, String id, String name, JsonNode params) {
-    if (s.subs.containsKey(id) || s.notifySubs.containsKey(id)) {
+    if (s.streams.has(id)) {
       return; // DDP: a repeated sub id is ignored
     }
     long wait = rateLimiter.subscription(name, Logins.connKey(s));
@@ -81,7 +81,7 @@ final class Subscriptions {
       nosub(s, id, new MethodError("not-allowed", "Not allowed"));
       return;
     }
-    register(s, id, rid, s.subs, roomSubscribers);
+    register(s, id, rid, s.streams.rooms, roomSubscribers);
   }
 
   /**
@@ -100,7 +100,7 @@ final class Subscriptions {
       nosub(s, id, new MethodError("not-allowed", "Not allowed"));
       return;
     }
-    register(s, id, eventName, s.notifySubs, eventSubscribers);
+    register(s, id, eventName, s.streams.events, eventSubscribers);
   }
 
   /**
@@ -110,13 +110,13 @@ final class Subscriptions {
    * meanwhile.
    */
   private void register(Session s, String id, String key, Map<String, String> sessionBook,
-      Map<String, Set<Session>> subscribers) {
+      Map<String, Set<SessionStreams>> subscribers) {
     synchronized (streams) {
       if (!sessions.contains(s)) {
         return; // closed meanwhile
       }
       sessionBook.put(id, key);
-      subscribers.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(s);
+      subscribers.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(s.streams);
       ObjectNode ready = Frames.frame("ready");
       ready.putArray("subs").add(id);
       DdpHandler.send(s, ready);
@@ -132,19 +132,20 @@ final class Subscriptions {
   }
 
   private void unsubscribe(Session s, String id) {
+    SessionStreams st = s.streams;
     synchronized (streams) {
-      String rid = s.subs.remove(id);
-      if (rid != null && !s.subs.containsValue(rid)) {
-        Set<Session> set = roomSubscribers.get(rid);
+      String rid = st.rooms.remove(id);
+      if (rid != null && !st.rooms.containsValue(rid)) {
+        Set<SessionStreams> set = roomSubscribers.get(rid);
         if (set != null) {
-          set.remove(s);
+          set.remove(st);
         }
       }
-      String eventName = s.notifySubs.remove(id);
-      if (eventName != null && !s.notifySubs.containsValue(eventName)) {
-        Set<Session> set = eventSubscribers.get(eventName);
+      String eventName = st.events.remove(id);
+      if (eventName != null && !st.events.containsValue(eventName)) {
+        Set<SessionStreams> set = eventSubscribers.get(eventName);
         if (set != null) {
-          set.remove(s);
+          set.remove(st);
         }
       }
     }
@@ -152,8 +153,8 @@ final class Subscriptions {
 
   /** Ends every subscription of {@code s}, telling it with a nosub each (logout, new user). */
   void dropSubscriptions(Session s) {
-    List<String> ids = new ArrayList<>(s.subs.keySet());
-    ids.addAll(s.notifySubs.keySet());
+    List<String> ids = new ArrayList<>(s.streams.rooms.keySet());
+    ids.addAll(s.streams.events.keySet());
     for (String id : ids) {
       unsubscribe(s, id);
       ObjectNode nosub = Frames.frame("nosub");
@@ -194,14 +195,16 @@ final class Subscriptions {
     return Frames.write(changed);
   }
 
-  private void send(Endpoint ep, Map<String, Set<Session>> subscribers, String key, String text) {
+  private void send(Endpoint ep, Map<String, Set<SessionStreams>> subscribers, String key,
+      String text) {
     List<Session> overflowed = new ArrayList<>();
     synchronized (streams) {
-      Set<Session> subs = subscribers.get(key);
+      Set<SessionStreams> subs = subscribers.get(key);
       if (subs != null && !subs.isEmpty() && ep != null) {
         List<WebSocket> conns = new ArrayList<>(subs.size());
-        for (Session x : subs) {
-          WebSocket c = x.countForBroadcast(text, overflowed::add); // null: held or forwarded
+        for (SessionStreams x : subs) {
+          // null: held or forwarded
+          WebSocket c = x.current.countForBroadcast(text, overflowed::add);
           if (c != null) {
             conns.add(c);
           }
@@ -238,45 +241,38 @@ final class Subscriptions {
     }
   }
 
-  /** A resumed session: {@code to}, the new connection's, takes over those of {@code from}. */
+  /**
+   * A resumed session: {@code to}, the new connection's, takes over the subscriptions of {@code
+   * from} whole, and broadcasts go to it from now on (one that still reads {@code from} is
+   * forwarded by it); the subscriber sets keep the same entries. {@code from} is left with none,
+   * so nothing that ends it later touches them. On {@code to}'s worker thread, before it handles
+   * another frame.
+   */
   void transfer(Session from, Session to) {
-    synchronized (streams) {
-      to.subs.putAll(from.subs);
-      for (String rid : from.subs.values()) {
-        Set<Session> set = roomSubscribers.get(rid);
-        if (set != null && set.remove(from)) {
-          set.add(to);
-        }
-      }
-      from.subs.clear();
-      to.notifySubs.putAll(from.notifySubs);
-      for (String eventName : from.notifySubs.values()) {
-        Set<Session> set = eventSubscribers.get(eventName);
-        if (set != null && set.remove(from)) {
-          set.add(to);
-        }
-      }
-      from.notifySubs.clear();
-    }
+    SessionStreams taken = from.streams;
+    from.streams = new SessionStreams(from);
+    taken.current = to;
+    to.streams = taken;
   }
 
   /** Forgets the subscriptions of a connection already removed from the open ones. */
   void closed(Session s) {
+    SessionStreams st = s.streams;
     synchronized (streams) {
-      for (String rid : s.subs.values()) {
-        Set<Session> set = roomSubscribers.get(rid);
+      for (String rid : st.rooms.values()) {
+        Set<SessionStreams> set = roomSubscribers.get(rid);
         if (set != null) {
-          set.remove(s);
+          set.remove(st);
         }
       }
-      s.subs.clear();
-      for (String eventName : s.notifySubs.values()) {
-        Set<Session> set = eventSubscribers.get(eventName);
+      st.rooms.clear();
+      for (String eventName : st.events.values()) {
+        Set<SessionStreams> set = eventSubscribers.get(eventName);
         if (set != null) {
-          set.remove(s);
+          set.remove(st);
         }
       }
-      s.notifySubs.clear();
+      st.events.clear();
     }
   }
 
@@ -284,7 +280,7 @@ final class Subscriptions {
   Map<String, Integer> subscriptionsByRoom() {
     Map<String, Integer> out = new HashMap<>();
     for (Session s : sessions) {
-      for (String rid : s.subs.values()) {
+      for (String rid : s.streams.rooms.values()) {
         out.merge(rid, 1, Integer::sum);
       }
     }
