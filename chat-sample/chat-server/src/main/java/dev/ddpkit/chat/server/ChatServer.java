@@ -268,6 +268,11 @@ public final class ChatServer implements AutoCloseable {
     return admin;
   }
 
+  /** Entries in a room's subscriber set, held sessions' included (for tests in this package). */
+  int subscriberEntries(String rid) {
+    return runningHandler().subscriberEntries(rid);
+  }
+
   private DdpHandler runningHandler() {
     lifecycle.requireRunning();
     return parts.handler();

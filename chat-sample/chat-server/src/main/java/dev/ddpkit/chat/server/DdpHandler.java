@@ -408,6 +408,11 @@ final class DdpHandler {
     subscriptions.broadcastChanges(changes);
   }
 
+  /** Entries in a room's subscriber set, held sessions' included (for tests). */
+  int subscriberEntries(String rid) {
+    return subscriptions.subscriberEntries(rid);
+  }
+
   /** Active subscriptions per room. */
   Map<String, Integer> subscriptionsByRoom() {
     return subscriptions.subscriptionsByRoom();

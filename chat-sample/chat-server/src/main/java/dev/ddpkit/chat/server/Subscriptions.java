@@ -276,6 +276,15 @@ final class Subscriptions {
     }
   }
 
+  /**
+   * Entries in a room's subscriber set: the sessions a broadcast to it visits, open or held (for
+   * tests: an entry left by a session that ended would be a leak the stats do not show).
+   */
+  int subscriberEntries(String rid) {
+    Set<SessionStreams> set = roomSubscribers.get(rid);
+    return set == null ? 0 : set.size();
+  }
+
   /** Active subscriptions per room. */
   Map<String, Integer> subscriptionsByRoom() {
     Map<String, Integer> out = new HashMap<>();

@@ -9,6 +9,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -71,6 +72,7 @@ class SessionResumptionServerTest extends ServerTestSupport {
     JsonNode sent = back.call("sendMessage", DdpPeer.message("b1", "general", "I am back"));
     assertThat(sent.path("result").path("u").path("username").asText()).isEqualTo("bob");
     assertThat(s.stats().subscriptions("general")).isEqualTo(1);
+    assertThat(s.subscriberEntries("general")).isEqualTo(1); // the held one's, handed over
     SessionStats st = s.sessionStats();
     assertThat(st.sessionsResumed()).isEqualTo(1);
     assertThat(st.heldNow()).isZero();
@@ -97,6 +99,39 @@ class SessionResumptionServerTest extends ServerTestSupport {
         .isEqualTo("m2");
     // Counted by the server's thread once the replay is written: it may trail the frames.
     await().atMost(10, SECONDS).until(() -> s.sessionStats().sessionsResumed() == 2);
+  }
+
+  @Test
+  void aResumedSessionKeepsItsSubscriptionsToUnsubscribeAndEndsThemWhenItEnds() throws Exception {
+    ChatServer s = startSeeded(b -> b);
+    Away bob = bobDrops(s);
+    DdpPeer back = track(DdpPeer.resume(s.url(), bob.session(), bob.received()));
+    back.next("connected");
+
+    // The sub id is the resumed session's: a repeat is ignored, as DDP has it (no second ready).
+    ObjectNode again = DdpPeer.JSON.createObjectNode();
+    again.put("msg", "sub").put("id", bob.sub()).put("name", "stream-room-messages");
+    again.putArray("params").add("general");
+    back.send(again);
+    back.sendRaw("{\"msg\":\"unsub\",\"id\":\"" + bob.sub() + "\"}");
+    assertThat(back.next().path("msg").asText()).isEqualTo("nosub");
+    await().atMost(10, SECONDS).until(() -> s.subscriberEntries("general") == 0);
+    assertThat(s.stats().subscriptions("general")).isZero();
+
+    // Subscribed again on the resumed session, then ended for good: nothing is left behind.
+    String sub = back.subscribe("general");
+    assertThat(back.next("ready").path("subs").get(0).asText()).isEqualTo(sub);
+    assertThat(s.stats().subscriptions("general")).isEqualTo(1);
+    assertThat(s.subscriberEntries("general")).isEqualTo(1);
+    back.sendRaw("{\"msg\":\"disconnect\"}");
+    back.sendRaw("{\"msg\":\"ping\",\"id\":\"after\"}");
+    back.next("pong"); // the disconnect was read (a reset would discard what is unread)
+    back.dropAbruptly();
+    await().atMost(10, SECONDS).until(() -> s.stats().currentConnections() == 0);
+    assertThat(s.subscriberEntries("general")).isZero();
+    assertThat(s.sessionStats().heldNow()).isZero();
+    aliceSays(s, "after"); // a broadcast to the room finds no one, and nothing fails
+    assertThat(s.subscriberEntries("general")).isZero();
   }
 
   @Test
