@@ -311,9 +311,10 @@ final class DdpHandler {
       s.tokenKey = null;
       return refuseResume(s, old);
     }
-    // The method book only once the count matched: a wrong count never sees any of it. This
-    // connection's next frame is handled on this thread, after this.
-    s.methods.adopt(old.methods);
+    // The method book only once the count matched: a wrong count never sees any of it. The same
+    // book, not a copy: a call still running finishes in it, so a repeat of its id is answered
+    // again. This connection's next frame is handled on this thread, after this.
+    s.methods = old.methods;
     subscriptions.transfer(old, s);
     logins.closed(old);
     counters.sessionsResumed.incrementAndGet();

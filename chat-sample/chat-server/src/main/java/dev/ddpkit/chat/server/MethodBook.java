@@ -12,7 +12,8 @@ import java.util.Map;
  * #REMEMBERED_METHOD_IDS} ids, and for the last {@link #REMEMBERED_RESULTS} finished ones the
  * frames they were answered with, sent again to a client that repeats the id (after a reconnect
  * it could not tell whether its call went out). A call begins on the connection's socket worker
- * and may finish on the store's writer, hence this object's own monitor.
+ * and may finish on the store's writer, hence this object's own monitor. A resumed session's
+ * connections share one book (see {@link Session#methods}).
  */
 final class MethodBook {
   /** Method ids remembered per connection, to refuse running one twice. */
@@ -69,22 +70,5 @@ final class MethodBook {
   synchronized List<ObjectNode> resultOf(String id) {
     List<ObjectNode> v = methods.get(id);
     return v == null ? List.of() : v;
-  }
-
-  /**
-   * Takes over the book of a resumed session: a method id seen there is not run again. Copies
-   * {@code old} under its monitor, then adds the copy under this one: never both at once.
-   */
-  void adopt(MethodBook old) {
-    LinkedHashMap<String, List<ObjectNode>> m;
-    ArrayDeque<String> r;
-    synchronized (old) {
-      m = new LinkedHashMap<>(old.methods);
-      r = new ArrayDeque<>(old.withResults);
-    }
-    synchronized (this) {
-      methods.putAll(m);
-      withResults.addAll(r);
-    }
   }
 }

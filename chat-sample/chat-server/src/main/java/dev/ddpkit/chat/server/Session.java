@@ -67,8 +67,11 @@ final class Session {
   private Session forward;
   private Runnable overflow = () -> { };
 
-  /** The method ids this session has seen; a resumed session takes over its predecessor's. */
-  final MethodBook methods = new MethodBook();
+  /**
+   * The method ids the DDP session has seen: this connection's own, or, once it resumed a held
+   * session, that session's (the same object: a call that began before the drop finishes in it).
+   */
+  volatile MethodBook methods = new MethodBook();
 
   Session(long seq, WebSocket conn, long nowNanos, Hold hold) {
     this.seq = seq;

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.LoggerFactory;
@@ -132,6 +133,37 @@ class SessionResumptionServerTest extends ServerTestSupport {
     assertThat(s.sessionStats().heldNow()).isZero();
     aliceSays(s, "after"); // a broadcast to the room finds no one, and nothing fails
     assertThat(s.subscriberEntries("general")).isZero();
+  }
+
+  @Test
+  void aMethodThatFinishesAfterTheResumeIsAnsweredAgainWhenItsIdIsRepeated() throws Exception {
+    ScriptedFaults faults = new ScriptedFaults();
+    CompletableFuture<Void> gate = new CompletableFuture<>();
+    faults.holdCatchUps(gate);
+    ChatServer s = startSeeded(b -> b.faults(faults));
+    DdpPeer bob = track(DdpPeer.open(s.url()));
+    bob.next(); // server_id
+    bob.send(DdpPeer.connectFrame("1"));
+    String session = bob.next("connected").path("session").asText();
+    assertThat(bob.call("login", DdpPeer.loginParams("bob", "bob-pw")).has("error")).isFalse();
+    ObjectNode since = DdpPeer.JSON.createObjectNode();
+    since.set("lastUpdate", DdpPeer.date(0));
+    bob.sendMethodWithId("c1", "messages/get", "general", since); // held by the gate
+    await().atMost(10, SECONDS).until(() -> s.sessionStats().methodCalls() >= 2);
+    long received = bob.receivedCount();
+    bob.dropAbruptly();
+    await().atMost(10, SECONDS).until(() -> s.sessionStats().heldNow() == 1);
+    DdpPeer back = track(DdpPeer.resume(s.url(), session, received));
+    back.next("connected");
+
+    gate.complete(null); // the call began on the dropped connection and ends after the resume
+    JsonNode first = back.next(f -> DdpPeer.isResult(f, "c1"));
+    assertThat(first.has("error")).as("%s", first).isFalse();
+    // The client cannot tell whether that answer reached it before a drop: it repeats the id,
+    // and the resumed session knows the call finished, so it answers again without running it.
+    back.sendMethodWithId("c1", "messages/get", "general", since);
+    JsonNode again = back.next(f -> DdpPeer.isResult(f, "c1"));
+    assertThat(again.path("result")).isEqualTo(first.path("result"));
   }
 
   @Test
