@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.java_websocket.WebSocket;
 import org.java_websocket.drafts.Draft;
+import org.java_websocket.exceptions.WebsocketNotConnectedException;
 import org.java_websocket.framing.Framedata;
 
 /**
@@ -172,8 +173,13 @@ final class Session {
         return conn;
       }
     }
-    if (to.write(text, true) == Write.OVERFLOW) {
-      overflowed.accept(to);
+    try {
+      if (to.write(text, true) == Write.OVERFLOW) {
+        overflowed.accept(to);
+      }
+    } catch (WebsocketNotConnectedException e) {
+      // The connection that resumed this session closed and is not held (yet): the frame is
+      // lost with it, as one written into a closed socket; the broadcast goes on to the others.
     }
     return null;
   }
@@ -190,11 +196,20 @@ final class Session {
     }
   }
 
-  /** More frames than the held limit were queued. */
+  /**
+   * More frames than the held limit were queued: ends the session that holds them (the one this
+   * one forwards to, if it was resumed).
+   */
   void overflowed() {
     Runnable r;
+    Session to;
     synchronized (out) {
       r = overflow;
+      to = forward;
+    }
+    if (to != null) {
+      to.overflowed();
+      return;
     }
     r.run();
   }

@@ -81,7 +81,7 @@ final class Subscriptions {
       nosub(s, id, new MethodError("not-allowed", "Not allowed"));
       return;
     }
-    register(s, id, rid, s.streams.rooms, roomSubscribers);
+    register(s, id, rid, false);
   }
 
   /**
@@ -100,23 +100,25 @@ final class Subscriptions {
       nosub(s, id, new MethodError("not-allowed", "Not allowed"));
       return;
     }
-    register(s, id, eventName, s.streams.events, eventSubscribers);
+    register(s, id, eventName, true);
   }
 
   /**
-   * Records subscription {@code id} of {@code s} to {@code key} (a room id or an event name) in
-   * the session's own book and the key's subscriber set, and confirms it with ready; all under
-   * the streams monitor, so a broadcast sees both or neither. Nothing for a session closed
+   * Records subscription {@code id} of {@code s} to {@code key} (a room id, or for {@code event}
+   * an event name) in the session's own book and the key's subscriber set, and confirms it with
+   * ready; all under the streams monitor, so a broadcast sees both or neither and a resume's
+   * {@link #transfer} comes before or after, never between. Nothing for a session closed
    * meanwhile.
    */
-  private void register(Session s, String id, String key, Map<String, String> sessionBook,
-      Map<String, Set<SessionStreams>> subscribers) {
+  private void register(Session s, String id, String key, boolean event) {
     synchronized (streams) {
       if (!sessions.contains(s)) {
         return; // closed meanwhile
       }
-      sessionBook.put(id, key);
-      subscribers.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(s.streams);
+      SessionStreams st = s.streams;
+      (event ? st.events : st.rooms).put(id, key);
+      (event ? eventSubscribers : roomSubscribers)
+          .computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(st);
       ObjectNode ready = Frames.frame("ready");
       ready.putArray("subs").add(id);
       DdpHandler.send(s, ready);
@@ -132,8 +134,8 @@ final class Subscriptions {
   }
 
   private void unsubscribe(Session s, String id) {
-    SessionStreams st = s.streams;
     synchronized (streams) {
+      SessionStreams st = s.streams;
       String rid = st.rooms.remove(id);
       if (rid != null && !st.rooms.containsValue(rid)) {
         Set<SessionStreams> set = roomSubscribers.get(rid);
@@ -246,19 +248,22 @@ final class Subscriptions {
    * from} whole, and broadcasts go to it from now on (one that still reads {@code from} is
    * forwarded by it); the subscriber sets keep the same entries. {@code from} is left with none,
    * so nothing that ends it later touches them. On {@code to}'s worker thread, before it handles
-   * another frame.
+   * another frame; under the streams monitor, which a sub of {@code from} still being registered
+   * on another thread holds until its entry is in.
    */
   void transfer(Session from, Session to) {
-    SessionStreams taken = from.streams;
-    from.streams = new SessionStreams(from);
-    taken.current = to;
-    to.streams = taken;
+    synchronized (streams) { // one step for a sub being registered on either
+      SessionStreams taken = from.streams;
+      from.streams = new SessionStreams(from);
+      taken.current = to;
+      to.streams = taken;
+    }
   }
 
   /** Forgets the subscriptions of a connection already removed from the open ones. */
   void closed(Session s) {
-    SessionStreams st = s.streams;
     synchronized (streams) {
+      SessionStreams st = s.streams;
       for (String rid : st.rooms.values()) {
         Set<SessionStreams> set = roomSubscribers.get(rid);
         if (set != null) {

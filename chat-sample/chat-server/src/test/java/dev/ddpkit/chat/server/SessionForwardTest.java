@@ -1,0 +1,55 @@
+package dev.ddpkit.chat.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A held session, once resumed, forwards what is still written to it to the connection that
+ * resumed it: a broadcast that meets that connection closed goes on to the others, and a queue
+ * that overflows there ends the session that holds it.
+ */
+class SessionForwardTest {
+  private static final InetSocketAddress PEER = new InetSocketAddress("127.0.0.1", 40000);
+
+  /** A session held with its own overflow counter, and the session that resumed it. */
+  private final AtomicInteger heldOverflows = new AtomicInteger();
+  private final Session held = new Session(1, new InProcessServer.FakeConnection(PEER), 0, null);
+  private final InProcessServer.FakeConnection nextSocket = new InProcessServer.FakeConnection(PEER);
+  private final Session next = new Session(2, nextSocket, 0, null);
+
+  private void resume() {
+    held.hold(100, heldOverflows::incrementAndGet);
+    assertThat(held.resumeOn(next, 0, "{\"msg\":\"connected\"}")).isTrue();
+  }
+
+  @Test
+  void aBroadcastForwardedToAClosedConnectionIsDroppedWithoutFailingTheBroadcast() {
+    resume();
+    nextSocket.closed = true;
+    List<Session> overflowed = new ArrayList<>();
+
+    assertThat(held.countForBroadcast("{\"msg\":\"changed\"}", overflowed::add)).isNull();
+
+    assertThat(overflowed).isEmpty();
+    assertThat(nextSocket.sent()).containsExactly("{\"msg\":\"connected\"}");
+  }
+
+  @Test
+  void anOverflowOfTheQueueItWasForwardedToEndsTheSessionHoldingIt() {
+    resume();
+    AtomicInteger nextOverflows = new AtomicInteger();
+    next.hold(1, nextOverflows::incrementAndGet); // the resumed connection dropped in turn
+
+    assertThat(held.write("{\"msg\":\"a\"}", true)).isEqualTo(Session.Write.HELD);
+    assertThat(held.write("{\"msg\":\"b\"}", true)).isEqualTo(Session.Write.OVERFLOW);
+    held.overflowed();
+
+    assertThat(nextOverflows).hasValue(1);
+    assertThat(heldOverflows).hasValue(0);
+  }
+}
