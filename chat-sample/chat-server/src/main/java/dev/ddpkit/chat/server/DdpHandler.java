@@ -313,7 +313,8 @@ final class DdpHandler {
     }
     // The method book only once the count matched: a wrong count never sees any of it. The same
     // book, not a copy: a call still running finishes in it, so a repeat of its id is answered
-    // again. This connection's next frame is handled on this thread, after this.
+    // again. This connection's next frame is handled after this, on the thread that handles its
+    // frames (its worker, or the timer that ends its admission hold).
     s.methods = old.methods;
     subscriptions.transfer(old, s);
     logins.closed(old);

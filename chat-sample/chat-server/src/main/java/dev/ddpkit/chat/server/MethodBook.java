@@ -16,7 +16,7 @@ import java.util.Map;
  * connections share one book (see {@link Session#methods}).
  */
 final class MethodBook {
-  /** Method ids remembered per connection, to refuse running one twice. */
+  /** Method ids remembered per DDP session, to refuse running one twice. */
   static final int REMEMBERED_METHOD_IDS = 256;
   /** Of those, how many keep their answer to send it again. */
   static final int REMEMBERED_RESULTS = 16;

@@ -197,15 +197,20 @@ final class Session {
   }
 
   /**
-   * More frames than the held limit were queued: ends the session that holds them (the one this
-   * one forwards to, if it was resumed).
+   * A write found more frames queued than the held limit: ends the session whose queue is over
+   * it now, this one or the one this one forwards to (its writes went there). Called after the
+   * write, outside its lock: a session resumed meanwhile, its queue replayed, is not ended, nor is
+   * the one that resumed it unless its own queue is over its limit.
    */
   void overflowed() {
     Runnable r;
     Session to;
     synchronized (out) {
-      r = overflow;
       to = forward;
+      if (to == null && (held == null || held.size() <= heldLimit)) {
+        return;
+      }
+      r = overflow;
     }
     if (to != null) {
       to.overflowed();
@@ -240,7 +245,14 @@ final class Session {
     List<String> frames = new ArrayList<>(queued.size() + 1);
     frames.add(connectedFrame);
     frames.addAll(queued);
-    writeAll(frames);
+    try {
+      writeAll(frames);
+    } catch (WebsocketNotConnectedException e) {
+      // This socket is closing already: the frames go with it, and the count is then ahead of
+      // what the client got, so a resume of this session is refused (a new session, as for any
+      // frame lost in a dying socket). The resume still completes, so that the close of this
+      // connection ends, or holds, the session and what it took over.
+    }
   }
 
   /** Frames written to the socket but ping and pong, so far (for tests). */

@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A held session, once resumed, forwards what is still written to it to the connection that
- * resumed it: a broadcast that meets that connection closed goes on to the others, and a queue
- * that overflows there ends the session that holds it.
+ * resumed it: a broadcast that meets that connection closed goes on to the others, a queue that
+ * overflows there ends the session that holds it (and only that one), and a resume onto a socket
+ * already closing still completes.
  */
 class SessionForwardTest {
   private static final InetSocketAddress PEER = new InetSocketAddress("127.0.0.1", 40000);
@@ -51,5 +52,37 @@ class SessionForwardTest {
 
     assertThat(nextOverflows).hasValue(1);
     assertThat(heldOverflows).hasValue(0);
+  }
+
+  @Test
+  void anOverflowReportedAfterTheSessionWasResumedEndsNothing() {
+    held.hold(1, heldOverflows::incrementAndGet);
+    assertThat(held.write("{\"msg\":\"a\"}", true)).isEqualTo(Session.Write.HELD);
+    assertThat(held.write("{\"msg\":\"b\"}", true)).isEqualTo(Session.Write.OVERFLOW);
+    // Before the writer reports it, the session is resumed (its queue replayed) and the
+    // connection that resumed it drops and is held in turn, its queue well under the limit.
+    assertThat(held.resumeOn(next, 0, "{\"msg\":\"connected\"}")).isTrue();
+    AtomicInteger nextOverflows = new AtomicInteger();
+    next.hold(100, nextOverflows::incrementAndGet);
+
+    held.overflowed();
+
+    assertThat(heldOverflows).hasValue(0);
+    assertThat(nextOverflows).hasValue(0);
+    assertThat(nextSocket.sent()).containsExactly("{\"msg\":\"connected\"}",
+        "{\"msg\":\"a\"}", "{\"msg\":\"b\"}");
+  }
+
+  @Test
+  void aResumeOntoASocketAlreadyClosingCompletesAndItsCountIsAheadOfTheClient() {
+    held.hold(100, heldOverflows::incrementAndGet);
+    held.write("{\"msg\":\"a\"}", true);
+    nextSocket.closed = true;
+
+    assertThat(held.resumeOn(next, 0, "{\"msg\":\"connected\"}")).isTrue();
+
+    assertThat(nextSocket.sent()).isEmpty();
+    // connected and the replay count as written: a later resume naming 0 frames is refused.
+    assertThat(next.sentCount()).isEqualTo(2);
   }
 }
