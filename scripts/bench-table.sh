@@ -96,6 +96,10 @@ m_jmh() {
   row "in memory: frames parsed / messages delivered per second, one client" \
     "$(orq "$parse") / $(orq "$deliver")" "the parse alone" "$(ratio "$parse" "$deliver") the parse's cost" \
     "\`scripts/bench-throughput.sh\` (its JMH part)"
+  local streamed
+  streamed=$(awk '/InboundBenchmark.parseStreamedChat / { print $4 }' "$f")
+  row "in memory: a room event read from its tokens (nothing but the chat values built) against the tree parse, frames/s" \
+    "$(orq "$streamed")" "\`parseOnly\` $(orq "$parse")" "$(ratio "$streamed" "$parse")" "same"
 }
 
 m_blip() {

@@ -83,6 +83,18 @@ public class InboundBenchmark {
     }
   }
 
+  /** The token reader of room events. */
+  @State(Scope.Benchmark)
+  public static class Streamed {
+    StreamedChatParse parser;
+
+    /** Creates the reader. */
+    @Setup(Level.Trial)
+    public void create() {
+      parser = new StreamedChatParse();
+    }
+  }
+
   /** A pipeline whose client runs on the benchmark thread. */
   @State(Scope.Benchmark)
   public static class Inline {
@@ -140,6 +152,21 @@ public class InboundBenchmark {
   @Benchmark
   @OperationsPerInvocation(BATCH)
   public void parseOnly(Frames f, Parser p, Blackhole bh) throws DdpProtocolException {
+    int from = f.nextBatch();
+    for (int i = from; i < from + BATCH; i++) {
+      byte[] frame = f.frames.get(i);
+      bh.consume(p.parser.parse(frame, 0, frame.length));
+    }
+  }
+
+  /**
+   * A room event read from its tokens, the values the chat path needs and nothing else built
+   * ({@link StreamedChatParse}): what a token-reading stream listener would cost, beside {@link
+   * #parseOnly}, which builds the {@code fields} tree the chat path reads today.
+   */
+  @Benchmark
+  @OperationsPerInvocation(BATCH)
+  public void parseStreamedChat(Frames f, Streamed p, Blackhole bh) throws java.io.IOException {
     int from = f.nextBatch();
     for (int i = from; i < from + BATCH; i++) {
       byte[] frame = f.frames.get(i);
