@@ -278,7 +278,7 @@ final class DdpHandler {
    * A {@code connect} naming a held session and the count of frames its client received: resumes
    * it on this connection if the count is what the server wrote. The session's state (user,
    * subscriptions, method book, the frames queued meanwhile) moves to this connection's session
-   * object, and its later frames are forwarded here. A wrong count ends the held session: the
+   * object ({@link Session#resumeOn}), and its later frames are forwarded here. A wrong count ends the held session: the
    * client gets a new one, never a state it did not follow. Returns whether it resumed.
    */
   private boolean resume(Session s, ObjectNode m, String version) {
@@ -311,12 +311,8 @@ final class DdpHandler {
       s.tokenKey = null;
       return refuseResume(s, old);
     }
-    // The method book only once the count matched: a wrong count never sees any of it. The same
-    // book, not a copy: a call still running finishes in it, so a repeat of its id is answered
-    // again. This connection's next frame is handled after this, on the thread that handles its
-    // frames (its worker, or the timer that ends its admission hold).
-    s.methods = old.methods;
-    subscriptions.transfer(old, s);
+    // The method book and the streams came with the resume, only once the count matched: a
+    // wrong count never sees any of them.
     logins.closed(old);
     counters.sessionsResumed.incrementAndGet();
     log.debug("{}: session resumed", s);

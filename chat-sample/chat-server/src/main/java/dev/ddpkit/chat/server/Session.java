@@ -53,7 +53,7 @@ final class Session {
 
   /**
    * The DDP session's stream subscriptions: this connection's own, or, once it resumed a held
-   * session, that session's (handed over whole).
+   * session, that session's (the same object: see {@link #resumeOn}).
    */
   volatile SessionStreams streams;
 
@@ -70,7 +70,7 @@ final class Session {
 
   /**
    * The method ids the DDP session has seen: this connection's own, or, once it resumed a held
-   * session, that session's (the same object: a call that began before the drop finishes in it).
+   * session, that session's (the same object: see {@link #resumeOn}).
    */
   volatile MethodBook methods = new MethodBook();
 
@@ -112,43 +112,6 @@ final class Session {
       return to.write(text, counted);
     }
     conn.send(text);
-    return Write.SENT;
-  }
-
-  /**
-   * Writes frames in order as {@link #write} would one by one ({@code counted}), but handed to the
-   * socket at once: one enqueue and one wake-up of the selector for all of them (a resume's
-   * {@code connected} and its replay), which then leave in one gathering write.
-   */
-  Write writeAll(List<String> texts) {
-    Session to;
-    synchronized (out) {
-      to = forward;
-      if (to == null) {
-        if (held != null) {
-          held.addAll(texts);
-          return held.size() > heldLimit ? Write.OVERFLOW : Write.HELD;
-        }
-        sentCount += texts.size();
-      }
-    }
-    if (to != null) {
-      return to.writeAll(texts);
-    }
-    if (conn instanceof ServerConnection own) {
-      own.sendTexts(texts);
-      return Write.SENT;
-    }
-    Draft draft = conn.getDraft();
-    if (draft == null) { // not a Java-WebSocket connection (a test's): one by one
-      texts.forEach(conn::send);
-      return Write.SENT;
-    }
-    List<Framedata> frames = new ArrayList<>(texts.size());
-    for (String text : texts) {
-      frames.addAll(draft.createFrames(text, false)); // a server's frames are not masked
-    }
-    conn.sendFrame(frames);
     return Write.SENT;
   }
 
@@ -221,9 +184,14 @@ final class Session {
 
   /**
    * Resumes this held session on {@code next}, the new connection: only if the client received
-   * exactly what was written ({@code receivedCount}). Moves the count to {@code next}, writes
-   * {@code connected} and the queue there in order, and forwards every later frame. Returns
-   * whether it did; if not, nothing changed.
+   * exactly what was written ({@code receivedCount}). Returns whether it did; if not, nothing
+   * changed. In one step under this session's lock, so that no frame of it can come between:
+   * {@code next} takes over the DDP session's method book and stream subscriptions (the same
+   * objects, shared by its connections: a call still running finishes in that book, and a sub
+   * still being registered on this connection lands in those streams), then the count, and
+   * {@code connected} and the queue are written there in order; every later frame of this one is
+   * forwarded there, and broadcasts go there directly from then on. Since {@code next} has every
+   * piece before its first frame, a drop of it at any point holds a whole session.
    */
   boolean resumeOn(Session next, long receivedCount, String connectedFrame) {
     synchronized (out) {
@@ -233,26 +201,59 @@ final class Session {
       ArrayDeque<String> queued = held;
       held = null;
       forward = next;
+      next.methods = methods;
+      next.streams = streams;
       next.takeOver(sentCount, connectedFrame, queued);
+      streams.current = next; // after connected: a broadcast that read this one waits, forwarded
       return true;
     }
   }
 
+  /**
+   * Takes the count over and writes {@code connected} and the replay in one write: one enqueue
+   * and one wake-up of the selector, one gathering write. If this connection dropped already
+   * (its own close found it connected and held it), the replay waits in its queue for the next
+   * resume, without this {@code connected}: the client never saw it, and that resume sends its
+   * own.
+   */
   private void takeOver(long count, String connectedFrame, ArrayDeque<String> queued) {
-    synchronized (out) {
-      sentCount = count;
-    }
     List<String> frames = new ArrayList<>(queued.size() + 1);
     frames.add(connectedFrame);
     frames.addAll(queued);
+    synchronized (out) {
+      sentCount = count;
+      if (held != null) {
+        held.addAll(queued); // at most the limit: a queue over it had ended the session
+        return;
+      }
+      sentCount += frames.size();
+    }
     try {
-      writeAll(frames);
+      sendAll(frames);
     } catch (WebsocketNotConnectedException e) {
       // This socket is closing already: the frames go with it, and the count is then ahead of
       // what the client got, so a resume of this session is refused (a new session, as for any
       // frame lost in a dying socket). The resume still completes, so that the close of this
       // connection ends, or holds, the session and what it took over.
     }
+  }
+
+  /** Hands {@code texts} to the socket at once, in order (see {@link #takeOver}). */
+  private void sendAll(List<String> texts) {
+    if (conn instanceof ServerConnection own) {
+      own.sendTexts(texts);
+      return;
+    }
+    Draft draft = conn.getDraft();
+    if (draft == null) { // not a Java-WebSocket connection (a test's): one by one
+      texts.forEach(conn::send);
+      return;
+    }
+    List<Framedata> frames = new ArrayList<>(texts.size());
+    for (String text : texts) {
+      frames.addAll(draft.createFrames(text, false)); // a server's frames are not masked
+    }
+    conn.sendFrame(frames);
   }
 
   /** Frames written to the socket but ping and pong, so far (for tests). */

@@ -5,9 +5,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The stream subscriptions of one DDP session, apart from the connection that carries it: what a
- * room's or an event's subscriber set holds. A resume hands the whole object to the new
- * connection's {@link Session} and points {@link #current} there, so the subscriber sets are not
- * touched (a user in 10 rooms has 30 entries in them). {@link Subscriptions} owns what is in it.
+ * room's or an event's subscriber set holds. A resume gives the same object to the new
+ * connection's {@link Session} and points {@link #current} there ({@link Session#resumeOn}), so
+ * the subscriber sets are not touched (a user in 10 rooms has 30 entries in them). {@link
+ * Subscriptions} owns what is in it, under its streams monitor.
  */
 final class SessionStreams {
   /** {@code stream-room-messages} subscriptions: sub id to room id. */

@@ -106,9 +106,9 @@ final class Subscriptions {
   /**
    * Records subscription {@code id} of {@code s} to {@code key} (a room id, or for {@code event}
    * an event name) in the session's own book and the key's subscriber set, and confirms it with
-   * ready; all under the streams monitor, so a broadcast sees both or neither and a resume's
-   * {@link #transfer} comes before or after, never between. Nothing for a session closed
-   * meanwhile.
+   * ready; all under the streams monitor, so a broadcast sees both or neither. The streams are
+   * read once: a connection resumed meanwhile shares them with the one that resumed it ({@link
+   * Session#resumeOn}). Nothing for a session closed meanwhile.
    */
   private void register(Session s, String id, String key, boolean event) {
     synchronized (streams) {
@@ -240,23 +240,6 @@ final class Subscriptions {
         }
         default -> throw new AssertionError("Unexpected change: " + c.kind());
       }
-    }
-  }
-
-  /**
-   * A resumed session: {@code to}, the new connection's, takes over the subscriptions of {@code
-   * from} whole, and broadcasts go to it from now on (one that still reads {@code from} is
-   * forwarded by it); the subscriber sets keep the same entries. {@code from} is left with none,
-   * so nothing that ends it later touches them. On {@code to}'s worker thread, before it handles
-   * another frame; under the streams monitor, which a sub of {@code from} still being registered
-   * on another thread holds until its entry is in.
-   */
-  void transfer(Session from, Session to) {
-    synchronized (streams) { // one step for a sub being registered on either
-      SessionStreams taken = from.streams;
-      from.streams = new SessionStreams(from);
-      taken.current = to;
-      to.streams = taken;
     }
   }
 

@@ -85,4 +85,29 @@ class SessionForwardTest {
     // connected and the replay count as written: a later resume naming 0 frames is refused.
     assertThat(next.sentCount()).isEqualTo(2);
   }
+
+  @Test
+  void aConnectionThatDropsBeforeItsResumeIsWrittenHoldsTheWholeSessionAndNoStaleConnected() {
+    held.hold(100, heldOverflows::incrementAndGet);
+    held.write("{\"msg\":\"a\"}", true);
+    // The resuming connection's socket dropped already, and its close held it (it was connected).
+    AtomicInteger nextOverflows = new AtomicInteger();
+    next.hold(100, nextOverflows::incrementAndGet);
+
+    assertThat(held.resumeOn(next, 0, "{\"msg\":\"connected\"}")).isTrue();
+
+    // It holds the session's book and streams, and the broadcasts' entries now point at it.
+    assertThat(next.methods).isSameAs(held.methods);
+    assertThat(next.streams).isSameAs(held.streams);
+    assertThat(next.streams.current).isSameAs(next);
+    assertThat(nextSocket.sent()).isEmpty();
+    // The next resume gets the replay after its own connected, not the one the client never saw.
+    InProcessServer.FakeConnection thirdSocket = new InProcessServer.FakeConnection(PEER);
+    Session third = new Session(3, thirdSocket, 0, null);
+    assertThat(next.resumeOn(third, 0, "{\"msg\":\"connected\",\"n\":3}")).isTrue();
+    assertThat(thirdSocket.sent()).containsExactly("{\"msg\":\"connected\",\"n\":3}",
+        "{\"msg\":\"a\"}");
+    assertThat(third.streams).isSameAs(held.streams);
+    assertThat(third.sentCount()).isEqualTo(2);
+  }
 }
