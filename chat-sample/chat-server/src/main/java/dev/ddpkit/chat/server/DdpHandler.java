@@ -278,8 +278,9 @@ final class DdpHandler {
    * A {@code connect} naming a held session and the count of frames its client received: resumes
    * it on this connection if the count is what the server wrote. The session's state (user,
    * subscriptions, method book, the frames queued meanwhile) moves to this connection's session
-   * object ({@link Session#resumeOn}), and its later frames are forwarded here. A wrong count ends the held session: the
-   * client gets a new one, never a state it did not follow. Returns whether it resumed.
+   * object ({@link Session#resumeOn}), and its later frames are forwarded here. A wrong count
+   * ends the held session: the client gets a new one, never a state it did not follow. Returns
+   * whether it resumed.
    */
   private boolean resume(Session s, ObjectNode m, String version) {
     String id = Frames.text(m, "session");

@@ -20,7 +20,8 @@ class SessionForwardTest {
   /** A session held with its own overflow counter, and the session that resumed it. */
   private final AtomicInteger heldOverflows = new AtomicInteger();
   private final Session held = new Session(1, new InProcessServer.FakeConnection(PEER), 0, null);
-  private final InProcessServer.FakeConnection nextSocket = new InProcessServer.FakeConnection(PEER);
+  private final InProcessServer.FakeConnection nextSocket =
+      new InProcessServer.FakeConnection(PEER);
   private final Session next = new Session(2, nextSocket, 0, null);
 
   private void resume() {
