@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.java_websocket.WebSocket;
-import org.java_websocket.exceptions.WebsocketNotConnectedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -472,12 +471,8 @@ final class DdpHandler {
   static void send(Session s, ObjectNode frame) {
     String type = Frames.text(frame, "msg");
     boolean counted = type != null && !type.equals("ping") && !type.equals("pong");
-    try {
-      if (s.write(Frames.write(frame), counted) == Session.Write.OVERFLOW) {
-        s.overflowed();
-      }
-    } catch (WebsocketNotConnectedException e) {
-      log.trace("{}: not connected, frame dropped", s);
+    if (s.write(Frames.write(frame), counted) == Session.Write.OVERFLOW) {
+      s.overflowed(); // one for a connection already closed is dropped by the write
     }
   }
 

@@ -9,6 +9,8 @@ import org.java_websocket.WebSocket;
 import org.java_websocket.drafts.Draft;
 import org.java_websocket.exceptions.WebsocketNotConnectedException;
 import org.java_websocket.framing.Framedata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * State of one accepted connection. Its frames are handled on one socket worker at a time, which
@@ -18,6 +20,8 @@ import org.java_websocket.framing.Framedata;
  * {@code out}, the method ids its {@link MethodBook}.
  */
 final class Session {
+  private static final Logger log = LoggerFactory.getLogger(Session.class);
+
   final long seq;
   final WebSocket conn;
   final long openedNanos;
@@ -111,7 +115,11 @@ final class Session {
     if (to != null) {
       return to.write(text, counted);
     }
-    conn.send(text);
+    try {
+      conn.send(text);
+    } catch (WebsocketNotConnectedException e) {
+      dropped();
+    }
     return Write.SENT;
   }
 
@@ -136,13 +144,8 @@ final class Session {
         return conn;
       }
     }
-    try {
-      if (to.write(text, true) == Write.OVERFLOW) {
-        overflowed.accept(to);
-      }
-    } catch (WebsocketNotConnectedException e) {
-      // The connection that resumed this session closed and is not held (yet): the frame is
-      // lost with it, as one written into a closed socket; the broadcast goes on to the others.
+    if (to.write(text, true) == Write.OVERFLOW) {
+      overflowed.accept(to);
     }
     return null;
   }
@@ -228,32 +231,41 @@ final class Session {
       }
       sentCount += frames.size();
     }
-    try {
-      sendAll(frames);
-    } catch (WebsocketNotConnectedException e) {
-      // This socket is closing already: the frames go with it, and the count is then ahead of
-      // what the client got, so a resume of this session is refused (a new session, as for any
-      // frame lost in a dying socket). The resume still completes, so that the close of this
-      // connection ends, or holds, the session and what it took over.
-    }
+    // A socket closing already drops them (see dropped()); the resume still completes, so that
+    // the close of this connection ends, or holds, the session and what it took over.
+    sendAll(frames);
   }
 
   /** Hands {@code texts} to the socket at once, in order (see {@link #takeOver}). */
   private void sendAll(List<String> texts) {
-    if (conn instanceof ServerConnection own) {
-      own.sendTexts(texts);
-      return;
+    try {
+      if (conn instanceof ServerConnection own) {
+        own.sendTexts(texts);
+        return;
+      }
+      Draft draft = conn.getDraft();
+      if (draft == null) { // not a Java-WebSocket connection (a test's): one by one
+        texts.forEach(conn::send);
+        return;
+      }
+      List<Framedata> frames = new ArrayList<>(texts.size());
+      for (String text : texts) {
+        frames.addAll(draft.createFrames(text, false)); // a server's frames are not masked
+      }
+      conn.sendFrame(frames);
+    } catch (WebsocketNotConnectedException e) {
+      dropped();
     }
-    Draft draft = conn.getDraft();
-    if (draft == null) { // not a Java-WebSocket connection (a test's): one by one
-      texts.forEach(conn::send);
-      return;
-    }
-    List<Framedata> frames = new ArrayList<>(texts.size());
-    for (String text : texts) {
-      frames.addAll(draft.createFrames(text, false)); // a server's frames are not masked
-    }
-    conn.sendFrame(frames);
+  }
+
+  /**
+   * A frame met this connection's socket closed: it goes with the socket, as one written just
+   * before the close would. It was counted, so the count runs ahead of what the client got and a
+   * resume naming the client's count is refused (a new session). The caller goes on: a broadcast
+   * to the room's other subscribers, a resume to its end.
+   */
+  private void dropped() {
+    log.trace("{}: not connected, frame dropped", this);
   }
 
   /** Frames written to the socket but ping and pong, so far (for tests). */
