@@ -52,7 +52,7 @@ final class StreamedChatParse {
         eventName = p.getText();
       } else if (name.equals("args") && t == JsonToken.START_ARRAY) {
         if (p.nextToken() == JsonToken.START_OBJECT) {
-          doc = message(p, collection);
+          doc = message(p);
         }
         while (p.currentToken() != JsonToken.END_ARRAY) {
           p.nextToken();
@@ -62,11 +62,12 @@ final class StreamedChatParse {
         p.skipChildren();
       }
     }
-    return doc == null || eventName == null ? null : new Event(doc.collection(), eventName,
-        doc.id(), doc.rid(), doc.text(), doc.username(), doc.ts(), doc.updatedAt());
+    return doc == null || eventName == null ? null : new Event(collection, eventName, doc.id(),
+        doc.rid(), doc.text(), doc.username(), doc.ts(), doc.updatedAt());
   }
 
-  private static Event message(JsonParser p, String collection) throws IOException {
+  /** The message document's values; the envelope's are filled in by the caller. */
+  private static Event message(JsonParser p) throws IOException {
     String id = null;
     String rid = null;
     String text = null;
@@ -85,7 +86,7 @@ final class StreamedChatParse {
         default -> p.skipChildren();
       }
     }
-    return new Event(collection, null, id, rid, text, username, ts, updatedAt < 0 ? ts : updatedAt);
+    return new Event(null, null, id, rid, text, username, ts, updatedAt < 0 ? ts : updatedAt);
   }
 
   private static String username(JsonParser p) throws IOException {
