@@ -11,7 +11,9 @@
 # Options: MESSAGES (20000), WARMUP (40000: C2 has compiled the Java path by then), PRODUCERS (4), NODE_LIBS (ddp,ddp.js),
 #          JAVA_MODES (default,shared), JMH_ARGS, SKIP_JMH (1: the end-to-end part only),
 #          JAVA_CONSUMER_OPTS (JVM options of each Java consumer, {mode} replaced by its mode:
-#          -XX:StartFlightRecording=filename=target/consumer-{mode}.jfr profiles it).
+#          -XX:StartFlightRecording=filename=target/consumer-{mode}.jfr profiles it; by default
+#          a 256 MiB heap committed and touched at start, as a long-running client's heap is:
+#          see BENCHMARKS.md 3b; set it empty for the JVM's defaults).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +23,9 @@ PRODUCERS=${PRODUCERS:-4}
 NODE_LIBS=${NODE_LIBS:-ddp,ddp.js}
 JAVA_MODES=${JAVA_MODES:-default,shared}
 SKIP_JMH=${SKIP_JMH:-0}
+# A heap touched at start: otherwise the phases' allocations fault in pages the kernel never gave
+# the young process, and the consumer's CPU counts the kernel zeroing them (BENCHMARKS.md 3b).
+export JAVA_CONSUMER_OPTS=${JAVA_CONSUMER_OPTS--Xms256m -Xmx256m -XX:+AlwaysPreTouch}
 # Ten warm-up iterations: the deliver benchmarks still climb (100k -> 300k ops/s) after three.
 JMH_ARGS=${JMH_ARGS:--f 1 -wi 10 -i 5 -w 2s -r 2s}
 
@@ -48,6 +53,7 @@ fi
 
 echo "== end to end over loopback, side by side"
 echo "load: $(uptime)"
+echo "Java consumer JVM options: ${JAVA_CONSUMER_OPTS:-none (the JVM defaults)}"
 echo "\$ java -cp $JAR dev.ddpkit.bench.throughput.EndToEndThroughput --messages $MESSAGES --warmup $WARMUP --producers $PRODUCERS --node-libs $NODE_LIBS --java-modes $JAVA_MODES --node-script benchmarks/node/consume.js"
 java -cp "$JAR" dev.ddpkit.bench.throughput.EndToEndThroughput \
     --messages "$MESSAGES" --warmup "$WARMUP" --producers "$PRODUCERS" \

@@ -17,8 +17,9 @@ import java.util.List;
 /**
  * {@link DdpMessages}' reader of data messages ({@code added}, {@code changed}, {@code removed},
  * {@code addedBefore}, {@code movedBefore}) as a token stream: the envelope's fields straight into
- * the message, only {@code fields} built as a tree, with the mapper's node factory, as the mapper
- * would build it. It answers only for a plainly well-formed data message and returns {@code null}
+ * the message, only {@code fields} built as a tree, as the mapper would build it (with its node
+ * factory; in place of Jackson's default one, a {@link CompactNodeFactory}: the same tree in
+ * fewer bytes). It answers only for a plainly well-formed data message and returns {@code null}
  * for anything else (another {@code msg}, a field of the wrong type or missing, a repeated name, a
  * deep nesting, trailing content, invalid JSON): then the tree reader decides, so every answer
  * and every problem reported is the tree's. Thread-safe.
@@ -46,7 +47,8 @@ final class DataMessageReader {
   private DataMessageReader(ObjectReader reader) {
     this.reader = reader;
     this.valueReader = reader.without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    this.nodes = reader.getConfig().getNodeFactory();
+    JsonNodeFactory configured = reader.getConfig().getNodeFactory();
+    this.nodes = CompactNodeFactory.replaces(configured) ? CompactNodeFactory.INSTANCE : configured;
   }
 
   /**
