@@ -19,6 +19,10 @@ import java.util.Set;
  * the bytes a room event allocated. Past {@link #MAX_INLINE} entries the map moves them, in order,
  * into a {@code LinkedHashMap} and delegates to it from then on.
  *
+ * <p>The entries are objects of their own, as a {@code LinkedHashMap}'s: one taken from an
+ * iterator keeps its value after it is removed, and its {@code setValue} writes through while it
+ * is in the map (after the move, through to the {@code LinkedHashMap} while its key is there).
+ *
  * <p>A full {@link Map}: null keys and values, views that write through, iterators that remove and
  * fail fast on a concurrent change. Not thread-safe, like the {@code LinkedHashMap} it stands for.
  */
@@ -26,14 +30,64 @@ final class SmallObjectMap<V> extends AbstractMap<String, V> {
   /** Entries kept in the array; one more moves them all into a {@code LinkedHashMap}. */
   static final int MAX_INLINE = 8;
 
-  /** Keys at even indexes, their values after them; {@code null} until the first put. */
-  private Object[] slots;
+  /** The entries in order, {@code size} of them; {@code null} until the first put. */
+  private Node<V>[] nodes;
   private int size;
   /** Structural changes (an entry added or removed), for the iterators' fail-fast check. */
   private int modCount;
   /** Every entry, once there were more than {@link #MAX_INLINE}; {@code null} before. */
   private LinkedHashMap<String, V> big;
   private Set<Map.Entry<String, V>> entrySet;
+
+  /** One entry; {@code owner} is the map while the entry is in it, {@code null} once removed. */
+  private static final class Node<V> implements Map.Entry<String, V> {
+    final String key;
+    V value;
+    SmallObjectMap<V> owner;
+
+    Node(String key, V value, SmallObjectMap<V> owner) {
+      this.key = key;
+      this.value = value;
+      this.owner = owner;
+    }
+
+    @Override
+    public String getKey() {
+      return key;
+    }
+
+    @Override
+    public V getValue() {
+      return value;
+    }
+
+    @Override
+    public V setValue(V v) {
+      V old = value;
+      value = v;
+      SmallObjectMap<V> map = owner;
+      if (map != null && map.big != null && map.big.containsKey(key)) {
+        map.big.put(key, v); // moved: the map's value is the LinkedHashMap's now
+      }
+      return old;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Map.Entry<?, ?> e && Objects.equals(key, e.getKey())
+          && Objects.equals(value, e.getValue());
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hashCode(key) ^ Objects.hashCode(value);
+    }
+
+    @Override
+    public String toString() {
+      return key + "=" + value;
+    }
+  }
 
   @Override
   public int size() {
@@ -45,17 +99,17 @@ final class SmallObjectMap<V> extends AbstractMap<String, V> {
     return size() == 0;
   }
 
-  /** The index of {@code key}'s slot, or -1; names read from JSON are interned, so {@code ==}. */
+  /** The index of {@code key}'s entry, or -1; names read from JSON are interned, so {@code ==}. */
   private int indexOf(Object key) {
-    Object[] s = slots;
-    int end = 2 * size;
-    for (int i = 0; i < end; i += 2) {
-      if (s[i] == key) {
+    Node<V>[] n = nodes;
+    int end = size;
+    for (int i = 0; i < end; i++) {
+      if (n[i].key == key) {
         return i;
       }
     }
-    for (int i = 0; i < end; i += 2) {
-      if (Objects.equals(s[i], key)) {
+    for (int i = 0; i < end; i++) {
+      if (Objects.equals(n[i].key, key)) {
         return i;
       }
     }
@@ -68,13 +122,12 @@ final class SmallObjectMap<V> extends AbstractMap<String, V> {
   }
 
   @Override
-  @SuppressWarnings("unchecked")
   public V get(Object key) {
     if (big != null) {
       return big.get(key);
     }
     int i = indexOf(key);
-    return i < 0 ? null : (V) slots[i + 1];
+    return i < 0 ? null : nodes[i].value;
   }
 
   @Override
@@ -85,28 +138,26 @@ final class SmallObjectMap<V> extends AbstractMap<String, V> {
     }
     int i = indexOf(key);
     if (i >= 0) {
-      V old = (V) slots[i + 1];
-      slots[i + 1] = value;
+      V old = nodes[i].value;
+      nodes[i].value = value;
       return old;
     }
     if (size == MAX_INLINE) {
       big = new LinkedHashMap<>(4 * MAX_INLINE);
-      for (int j = 0; j < 2 * size; j += 2) {
-        big.put((String) slots[j], (V) slots[j + 1]);
+      for (int j = 0; j < size; j++) {
+        big.put(nodes[j].key, nodes[j].value); // the nodes keep this map as owner: see setValue
       }
-      slots = null;
+      nodes = null;
       size = 0;
       modCount++;
       return big.put(key, value);
     }
-    if (slots == null) {
-      slots = new Object[8]; // four entries; most objects of a frame fit
-    } else if (2 * size == slots.length) {
-      slots = java.util.Arrays.copyOf(slots, 2 * MAX_INLINE);
+    if (nodes == null) {
+      nodes = (Node<V>[]) new Node<?>[4]; // most objects of a frame fit
+    } else if (size == nodes.length) {
+      nodes = java.util.Arrays.copyOf(nodes, MAX_INLINE);
     }
-    slots[2 * size] = key;
-    slots[2 * size + 1] = value;
-    size++;
+    nodes[size++] = new Node<>(key, value, this);
     modCount++;
     return null;
   }
@@ -120,17 +171,14 @@ final class SmallObjectMap<V> extends AbstractMap<String, V> {
     return i < 0 ? null : removeAt(i);
   }
 
-  /** Removes the entry at slot {@code i}, keeping the others' order; returns its value. */
-  @SuppressWarnings("unchecked")
+  /** Removes the entry at {@code i}, keeping the others' order; returns its value. */
   private V removeAt(int i) {
-    V old = (V) slots[i + 1];
-    int end = 2 * size;
-    System.arraycopy(slots, i + 2, slots, i, end - i - 2);
-    slots[end - 2] = null;
-    slots[end - 1] = null;
-    size--;
+    Node<V> gone = nodes[i];
+    System.arraycopy(nodes, i + 1, nodes, i, size - i - 1);
+    nodes[--size] = null;
+    gone.owner = null;
     modCount++;
-    return old;
+    return gone.value;
   }
 
   @Override
@@ -139,8 +187,9 @@ final class SmallObjectMap<V> extends AbstractMap<String, V> {
       big.clear();
       return;
     }
-    if (slots != null) {
-      java.util.Arrays.fill(slots, 0, 2 * size, null);
+    for (int i = 0; i < size; i++) {
+      nodes[i].owner = null;
+      nodes[i] = null;
     }
     size = 0;
     modCount++;
@@ -174,26 +223,26 @@ final class SmallObjectMap<V> extends AbstractMap<String, V> {
     }
   }
 
-  /** An iterator over the array's entries. */
+  /** An iterator over the array's entries, failing fast as a {@code LinkedHashMap}'s does. */
   private final class ArrayEntries implements Iterator<Map.Entry<String, V>> {
-    private int next; // slot index of the next entry
-    private int last = -1; // slot index of the entry next() returned last, -1 after remove()
+    private int next; // index of the next entry
+    private int last = -1; // index of the entry next() returned last, -1 after remove()
     private int expectedModCount = modCount;
 
     @Override
     public boolean hasNext() {
-      return next < 2 * size;
+      // Changed behind this iterator: say there is more, so that next() reports the change.
+      return next < size || modCount != expectedModCount;
     }
 
     @Override
     public Map.Entry<String, V> next() {
       check();
-      if (next >= 2 * size) {
+      if (next >= size) {
         throw new NoSuchElementException();
       }
-      last = next;
-      next += 2;
-      return new Slot(last);
+      last = next++;
+      return nodes[last];
     }
 
     @Override
@@ -209,59 +258,9 @@ final class SmallObjectMap<V> extends AbstractMap<String, V> {
     }
 
     private void check() {
-      if (modCount != expectedModCount || big != null) {
+      if (modCount != expectedModCount) {
         throw new ConcurrentModificationException();
       }
-    }
-  }
-
-  /** One entry of the array, writing through to it while the map has not changed shape. */
-  private final class Slot implements Map.Entry<String, V> {
-    private final int index;
-    private final int expectedModCount = modCount;
-    private final String key;
-
-    Slot(int index) {
-      this.index = index;
-      this.key = (String) slots[index];
-    }
-
-    @Override
-    public String getKey() {
-      return key;
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public V getValue() {
-      return modCount == expectedModCount && big == null ? (V) slots[index + 1] : get(key);
-    }
-
-    @Override
-    public V setValue(V value) {
-      if (modCount != expectedModCount || big != null) {
-        throw new ConcurrentModificationException();
-      }
-      @SuppressWarnings("unchecked")
-      V old = (V) slots[index + 1];
-      slots[index + 1] = value;
-      return old;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Map.Entry<?, ?> e && Objects.equals(key, e.getKey())
-          && Objects.equals(getValue(), e.getValue());
-    }
-
-    @Override
-    public int hashCode() {
-      return Objects.hashCode(key) ^ Objects.hashCode(getValue());
-    }
-
-    @Override
-    public String toString() {
-      return key + "=" + getValue();
     }
   }
 }

@@ -114,13 +114,68 @@ class SmallObjectMapTest {
     small.put("a", 1);
     small.put("b", 2);
     Iterator<Map.Entry<String, Integer>> it = small.entrySet().iterator();
-    Map.Entry<String, Integer> first = it.next();
+    it.next();
     small.put("c", 3);
     assertThatThrownBy(it::next).isInstanceOf(ConcurrentModificationException.class);
-    assertThatThrownBy(() -> first.setValue(5)).isInstanceOf(ConcurrentModificationException.class);
-    assertThat(first.getValue()).isEqualTo(1); // still the map's value for its key
     Iterator<Map.Entry<String, Integer>> again = small.entrySet().iterator();
     assertThatThrownBy(again::remove).isInstanceOf(IllegalStateException.class);
+    again.next();
+    small.clear();
+    assertThat(again.hasNext()).isTrue(); // as a LinkedHashMap's: next() then reports the change
+    assertThatThrownBy(again::next).isInstanceOf(ConcurrentModificationException.class);
+  }
+
+  @Test
+  void aChangeThatMovesTheEntriesIntoALinkedHashMapFailsAnIteratorToo() {
+    SmallObjectMap<Integer> small = new SmallObjectMap<>();
+    for (int i = 0; i < SmallObjectMap.MAX_INLINE; i++) {
+      small.put("k" + i, i);
+    }
+    Iterator<Map.Entry<String, Integer>> it = small.entrySet().iterator();
+    it.next();
+    small.put("one-more", 0);
+    assertThat(it.hasNext()).isTrue();
+    assertThatThrownBy(it::next).isInstanceOf(ConcurrentModificationException.class);
+  }
+
+  /** Entries are objects of their own, as a LinkedHashMap's (a review found the opposite). */
+  @Test
+  void anEntryKeepsItsValueAndWritesThroughAsALinkedHashMapsDoes() {
+    for (int entries : new int[] {3, SmallObjectMap.MAX_INLINE}) {
+      SmallObjectMap<Integer> small = new SmallObjectMap<>();
+      Map<String, Integer> expected = new LinkedHashMap<>();
+      for (int i = 0; i < entries; i++) {
+        small.put("k" + i, i);
+        expected.put("k" + i, i);
+      }
+      List<Map.Entry<String, Integer>> a = new ArrayList<>(small.entrySet());
+      List<Map.Entry<String, Integer>> b = new ArrayList<>(expected.entrySet());
+      small.remove("k0"); // a copied entry keeps its value once removed
+      expected.remove("k0");
+      assertThat(a.get(0).getValue()).isEqualTo(b.get(0).getValue()).isEqualTo(0);
+      assertThat(a.get(1).setValue(10)).isEqualTo(b.get(1).setValue(10)); // after a removal
+      small.put("new", 7); // a structural change, past the inline size for the larger map
+      expected.put("new", 7);
+      assertThat(a.get(entries - 1).setValue(20)).isEqualTo(b.get(entries - 1).setValue(20));
+      small.clear();
+      expected.clear();
+      small.put("k1", 99);
+      expected.put("k1", 99);
+      assertThat(a.get(1).getValue()).isEqualTo(b.get(1).getValue()).isEqualTo(10);
+      assertThat(small).isEqualTo(expected);
+    }
+  }
+
+  @Test
+  void fieldsMovedOutOfAParsedNodeKeepTheirValues() throws DdpProtocolException {
+    ObjectNode f = ((DdpMessage.Added) new DdpMessages().parse("{\"msg\":\"added\","
+        + "\"collection\":\"c\",\"id\":\"1\",\"fields\":{\"name\":\"ann\",\"age\":3}}")).fields();
+    ObjectNode moved = JsonNodeFactory.instance.objectNode();
+    for (Map.Entry<String, JsonNode> e : new ArrayList<>(f.properties())) {
+      f.remove(e.getKey());
+      moved.set(e.getKey(), e.getValue());
+    }
+    assertThat(moved.toString()).isEqualTo("{\"name\":\"ann\",\"age\":3}");
   }
 
   @Test
