@@ -74,7 +74,7 @@ m_throughput() {
   line=$(echo "$back" | grep -F "ratio ddpkit" | grep -F "/ node ${peer:-?}" | head -1)
   rate_x=$(echo "$line" | sed -n 's/.*msgs\/s x\([0-9.]*\),.*/\1x/p')
   cpu_x=$(echo "$line" | sed -n 's/.*cpu per message x\([0-9.]*\).*/\1x/p')
-  row "inbound drain, backlog of 20,000 room events over loopback: msgs/s (\`ChatClient\`, default)" \
+  row "inbound drain, backlog of 20,000 room events over loopback: msgs/s (\`ChatClient\`, default; heap touched at start)" \
     "$(orq "$java_rate")" "fastest Node peer: \`${peer:-?}\`, $(orq "$peer_rate")" \
     "${rate_x:-$(ratio "$java_rate" "$peer_rate")}" "\`SKIP_JMH=1 JAVA_MODES=default scripts/bench-throughput.sh\`"
   row "same run: process CPU per 1,000 messages" "$(orq "$java_cpu") ms" \
