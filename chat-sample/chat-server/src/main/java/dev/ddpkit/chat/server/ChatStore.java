@@ -3,17 +3,13 @@ package dev.ddpkit.chat.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -22,10 +18,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The server's storage: an append-only journal in the data directory, one checksummed JSON record
  * a line (the format is {@link Journal}'s, the file {@link JournalFile}'s), replayed into memory
- * ({@link StoreMemory}) on open. Every write goes through one writer thread that applies a batch
- * of operations in memory, appends their records to the journal and forces it to the device, and
- * only then completes the operations' futures: nothing is acknowledged before it is durable, and
- * one fsync covers a whole batch (group commit). Reads go straight to the in-memory maps from any
+ * ({@link StoreMemory}) on open. Every write goes through one writer thread ({@link StoreWriter})
+ * that applies a batch of operations in memory, appends their records to the journal and forces
+ * it to the device, and only then completes the operations' futures: nothing is acknowledged
+ * before it is durable, and one fsync covers a whole batch (group commit). This class holds the
+ * operations themselves and what they check. Reads go straight to the in-memory maps from any
  * thread; reads of messages only see messages that are already durable.
  *
  * <p>A crash or a power loss can leave at most a damaged tail (a batch that was never
@@ -49,8 +46,6 @@ final class ChatStore {
   static final String LOCK_NAME = JournalFile.LOCK_NAME;
 
   private static final Logger log = LoggerFactory.getLogger(ChatStore.class);
-  private static final int QUEUE_CAPACITY = 1 << 16;
-  private static final int MAX_BATCH = 1024;
 
   /** An append's outcome: the stored message, and whether it was stored before. */
   record Append(ObjectNode message, boolean duplicate) {}
@@ -78,34 +73,14 @@ final class ChatStore {
 
   private final StoreMemory memory = new StoreMemory();
   private final JournalFile file;
-  private final ArrayBlockingQueue<Op<?>> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
   private final Clock clock;
-  private final Consumer<List<ObjectNode>> onDurable;
-  private final Consumer<List<Change>> onDurableChanges;
-  private final Thread writer;
-  private final Op<Void> poison = new Op<>(() -> null);
-
-  private volatile boolean accepting = true;
-  private volatile boolean abandon;
-  /** Messages appended in the batch being applied; writer thread only. */
-  private final List<ObjectNode> batchMessages = new ArrayList<>();
-  /** Edits and deletions made in the batch being applied; writer thread only. */
-  private final List<Change> batchChanges = new ArrayList<>();
-  /** Journal records of the batch being applied, encoded; writer thread only. */
-  private final ByteArrayOutputStream batchRecords = new ByteArrayOutputStream();
-  /** Told about the writer's failure; the server reports an Error to its FatalErrors. */
-  private volatile Consumer<Throwable> onWriterError = t -> { };
-  /** Set when a journal write failed: memory may be ahead of the disk, so nothing more is taken. */
-  private volatile boolean broken;
+  private final StoreWriter writer;
 
   private ChatStore(Path dir, String threadName, Clock clock, Consumer<List<ObjectNode>> onDurable,
       Consumer<List<Change>> onDurableChanges) {
     this.clock = clock;
-    this.onDurable = onDurable;
-    this.onDurableChanges = onDurableChanges;
     this.file = new JournalFile(dir, memory);
-    this.writer = new Thread(this::writeLoop, threadName);
-    this.writer.setDaemon(true);
+    this.writer = new StoreWriter(threadName, memory, file, onDurable, onDurableChanges);
   }
 
   /** Opens (or creates) the store in {@code dir} and starts its writer thread. */
@@ -127,13 +102,12 @@ final class ChatStore {
 
   /** Sets who is told when the writer fails (before the first write). */
   void onWriterError(Consumer<Throwable> listener) {
-    this.onWriterError = Objects.requireNonNull(listener, "listener");
+    writer.onError(listener);
   }
 
-  /** Applies a record to memory and queues it for the batch's journal write. */
+  /** Applies a record to memory and adds it to the batch's journal write (writer thread). */
   private void journal(ObjectNode record) {
-    memory.apply(record);
-    Journal.encode(Frames.write(record), batchRecords);
+    writer.journal(record);
   }
 
   private static ObjectNode record(String type, String key, JsonNode value) {
@@ -226,7 +200,7 @@ final class ChatStore {
         throw new IllegalArgumentException("no such room: " + rid);
       }
       journal(record("msg", null, m));
-      batchMessages.add(m);
+      writer.announce(m);
       return new Append(m, false);
     });
   }
@@ -269,7 +243,7 @@ final class ChatStore {
       by.put("username", editor.path("username").asText());
       m.set("_updatedAt", Frames.date(at));
       journal(record("edit", null, m));
-      batchChanges.add(new Change(Change.Kind.EDIT, m));
+      writer.announce(new Change(Change.Kind.EDIT, m));
       return ChangeOutcome.DONE;
     });
   }
@@ -292,7 +266,7 @@ final class ChatStore {
       d.set("u", m.path("u"));
       d.set("_deletedAt", Frames.date(nextChangeTime()));
       journal(record("del", null, d));
-      batchChanges.add(new Change(Change.Kind.DELETE, d));
+      writer.announce(new Change(Change.Kind.DELETE, d));
       return ChangeOutcome.DONE;
     });
   }
@@ -335,7 +309,7 @@ final class ChatStore {
           ArrayNode arr = bulk.putArray("ids");
           ids.forEach(arr::add);
         }
-        batchChanges.add(new Change(Change.Kind.BULK_DELETE, bulk));
+        writer.announce(new Change(Change.Kind.BULK_DELETE, bulk));
       }
       return ids.size();
     });
@@ -369,133 +343,16 @@ final class ChatStore {
   }
 
   private <T> CompletableFuture<T> submit(Supplier<T> action) {
-    Op<T> op = new Op<>(action);
-    if (!accepting || broken) {
-      op.done.completeExceptionally(new IllegalStateException(
-          broken ? "store failed to write its journal" : "store is closed"));
-    } else if (!queue.offer(op)) {
-      op.done.completeExceptionally(
-          new CompletionFailure(new MethodError("error-too-busy", "Server is busy, try again")));
-    } else if ((!accepting || broken) && queue.remove(op)) {
-      // The store stopped between the check above and the offer: the writer may be gone already,
-      // so nobody else would ever complete this operation.
-      op.done.completeExceptionally(new IllegalStateException(
-          broken ? "store failed to write its journal" : "store is closed"));
-    }
-    return op.done;
-  }
-
-  // ---------------------------------------------------------------- writer
-
-  private void writeLoop() {
-    List<Op<?>> batch = new ArrayList<>(MAX_BATCH);
-    try {
-      writeBatches(batch);
-    } catch (Throwable t) {
-      // An Error (out of memory, a broken broadcast) must not leave futures hanging: fail the batch
-      // in hand and everything queued, and take no more writes.
-      broken = true;
-      accepting = false;
-      log.error("store writer failed; the store takes no more writes", t);
-      batch.forEach(op -> op.done.completeExceptionally(t));
-      onWriterError.accept(t);
-    } finally {
-      failPending();
-    }
-  }
-
-  private void writeBatches(List<Op<?>> batch) {
-    boolean stop = false;
-    while (!stop && !abandon) {
-      try {
-        batch.add(queue.take());
-      } catch (InterruptedException e) {
-        // Nobody interrupts the writer on purpose: an interrupt during a file write would close
-        // the channel. Treat it as an abandon.
-        break;
-      }
-      queue.drainTo(batch, MAX_BATCH - 1);
-      if (abandon) {
-        // Killed: what was queued is dropped, as a crash would drop it.
-        IllegalStateException killed = new IllegalStateException("store was killed");
-        batch.forEach(op -> op.done.completeExceptionally(killed));
-        break;
-      }
-      List<Op<?>> applied = new ArrayList<>(batch.size());
-      for (Op<?> op : batch) {
-        if (op == poison) {
-          stop = true;
-        } else if (op.apply()) {
-          applied.add(op);
-        }
-      }
-      if (!applied.isEmpty() || !batchMessages.isEmpty() || !batchChanges.isEmpty()) {
-        makeDurable(applied);
-      }
-      batch.clear();
-      if (broken) {
-        break;
-      }
-    }
-  }
-
-  private void makeDurable(List<Op<?>> applied) {
-    try {
-      if (batchRecords.size() > 0) {
-        file.append(batchRecords);
-      }
-    } catch (IOException | RuntimeException e) {
-      // Memory is now ahead of the disk: refuse every further write rather than acknowledge
-      // something a restart would not find.
-      broken = true;
-      accepting = false;
-      log.error("journal write failed; {} operations fail and the store takes no more writes",
-          applied.size(), e);
-      batchMessages.clear();
-      batchChanges.clear();
-      batchRecords.reset();
-      applied.forEach(op -> op.done.completeExceptionally(e));
-      return;
-    } finally {
-      batchRecords.reset();
-    }
-    memory.markDurable();
-    if (!batchMessages.isEmpty()) {
-      List<ObjectNode> fresh = List.copyOf(batchMessages);
-      batchMessages.clear();
-      try {
-        onDurable.accept(fresh);
-      } catch (RuntimeException e) {
-        log.error("broadcast of {} messages failed", fresh.size(), e);
-      }
-    }
-    if (!batchChanges.isEmpty()) {
-      List<Change> changes = List.copyOf(batchChanges);
-      batchChanges.clear();
-      try {
-        onDurableChanges.accept(changes);
-      } catch (RuntimeException e) {
-        log.error("broadcast of {} edits and deletions failed", changes.size(), e);
-      }
-    }
-    applied.forEach(Op::complete);
-  }
-
-  private void failPending() {
-    List<Op<?>> rest = new ArrayList<>();
-    queue.drainTo(rest);
-    IllegalStateException stopped = new IllegalStateException("store is closed");
-    rest.forEach(op -> op.done.completeExceptionally(stopped));
+    return writer.submit(action);
   }
 
   /**
    * Stops the writer after it has written everything already submitted, then closes the file.
    */
   void close() {
-    stopWriter(false);
-    failPending();
+    boolean whole = writer.stop(false);
     try {
-      if (!broken && !writer.isAlive()) {
+      if (whole) {
         file.compact(memory);
       }
     } catch (IOException | RuntimeException e) {
@@ -510,58 +367,7 @@ final class ChatStore {
    * the file is closed with no further write. Acknowledged writes are already synced.
    */
   void closeImmediately() {
-    stopWriter(true);
-    failPending();
+    writer.stop(true);
     file.release();
   }
-
-  private void stopWriter(boolean abandonQueued) {
-    accepting = false;
-    abandon = abandonQueued;
-    boolean interrupted = false;
-    try {
-      if (!queue.offer(poison, 5, TimeUnit.SECONDS)) {
-        log.warn("store writer did not take the stop request in 5 s");
-      }
-      writer.join(TimeUnit.SECONDS.toMillis(30));
-    } catch (InterruptedException e) {
-      interrupted = true;
-    }
-    if (writer.isAlive()) {
-      log.warn("store writer {} still running after close", writer.getName());
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** One write operation and the future completed once it is durable. */
-  private static final class Op<T> {
-    final Supplier<T> action;
-    final CompletableFuture<T> done = new CompletableFuture<>();
-    private T result;
-
-    Op(Supplier<T> action) {
-      this.action = action;
-    }
-
-    /** Applies the change in memory; false if it failed (its future is then failed). */
-    boolean apply() {
-      try {
-        result = action.get();
-        return true;
-      } catch (CompletionFailure e) {
-        done.completeExceptionally(e.getCause());
-        return false;
-      } catch (RuntimeException e) {
-        done.completeExceptionally(e);
-        return false;
-      }
-    }
-
-    void complete() {
-      done.complete(result);
-    }
-  }
-
 }
