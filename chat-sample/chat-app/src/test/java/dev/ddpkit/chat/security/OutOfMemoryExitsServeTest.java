@@ -83,8 +83,9 @@ class OutOfMemoryExitsServeTest {
         break; // the server is gone (or going)
       }
     }
-    assertThat(child.waitFor(60, SECONDS)).as("serve ended after %d sockets", opened).isTrue();
+    boolean ended = child.waitFor(60, SECONDS);
     String stderr = Files.readString(dir.resolve("stderr.txt"));
+    assertThat(ended).as("serve ended after %d sockets; stderr:%n%s", opened, stderr).isTrue();
     assertThat(child.exitValue()).as("exit status; stderr:%n%s", stderr)
         .isEqualTo(ServeCommand.EXIT_FATAL_ERROR);
     assertThat(stderr).contains("java.lang.OutOfMemoryError").contains("exiting with status 70");
