@@ -99,16 +99,10 @@ final class SmallObjectMap<V> extends AbstractMap<String, V> {
     return size() == 0;
   }
 
-  /** The index of {@code key}'s entry, or -1; names read from JSON are interned, so {@code ==}. */
+  /** The index of {@code key}'s entry, or -1; {@code String.equals} tests identity first. */
   private int indexOf(Object key) {
     Node<V>[] n = nodes;
-    int end = size;
-    for (int i = 0; i < end; i++) {
-      if (n[i].key == key) {
-        return i;
-      }
-    }
-    for (int i = 0; i < end; i++) {
+    for (int i = 0; i < size; i++) {
       if (Objects.equals(n[i].key, key)) {
         return i;
       }
