@@ -1,6 +1,5 @@
 package dev.ddpkit.chat.server;
 
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +14,13 @@ final class FatalErrors {
 
   private final ChatServer server;
   private final FatalErrorHandler handler;
-  private final AtomicBoolean reported = new AtomicBoolean();
+  /**
+   * Guarded by {@code this}. Not an {@code AtomicBoolean}: its compare-and-set goes through a
+   * {@code VarHandle} whose first call in a process links method handles on the heap, so the first
+   * report of an {@code OutOfMemoryError} threw one again and reached no handler (serve then
+   * lingered, serving nobody, instead of exiting 70). A monitor needs no heap.
+   */
+  private boolean reported;
 
   FatalErrors(ChatServer server, FatalErrorHandler handler) {
     this.server = server;
@@ -44,9 +49,18 @@ final class FatalErrors {
     } catch (Throwable ignored) {
       // the log may need the memory that ran out
     }
-    if (reported.compareAndSet(false, true)) {
+    if (claimReport()) {
       handler.onFatalError(server, thread, fatal);
     }
+    return true;
+  }
+
+  /** Whether this is the first report; allocates nothing, so that it works out of memory. */
+  private synchronized boolean claimReport() {
+    if (reported) {
+      return false;
+    }
+    reported = true;
     return true;
   }
 
