@@ -8,7 +8,7 @@
 #      Node ddp.js 2.2.1 + ws; figures and ratios are printed.
 #      The Java consumer runs once per event-loop mode, each in its own JVM: default (the shared
 #      ddpkit-loop pool) and shared (executor(a 2-thread pool of the caller's)).
-# Options: MESSAGES (20000), WARMUP (40000: C2 has compiled the Java path by then), PRODUCERS (4), NODE_LIBS (ddp,ddp.js),
+# Options: MESSAGES (20000), WARMUP (100000: at 40,000, 30-180 ms of C2 compiling still fell in the drain), PRODUCERS (4), NODE_LIBS (ddp,ddp.js),
 #          JAVA_MODES (default,shared), JMH_ARGS, SKIP_JMH (1: the end-to-end part only),
 #          JAVA_CONSUMER_OPTS (JVM options of each Java consumer, {mode} replaced by its mode:
 #          -XX:StartFlightRecording=filename=target/consumer-{mode}.jfr profiles it; by default
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MESSAGES=${MESSAGES:-20000}
-WARMUP=${WARMUP:-40000}
+WARMUP=${WARMUP:-100000}
 PRODUCERS=${PRODUCERS:-4}
 NODE_LIBS=${NODE_LIBS:-ddp,ddp.js}
 JAVA_MODES=${JAVA_MODES:-default,shared}

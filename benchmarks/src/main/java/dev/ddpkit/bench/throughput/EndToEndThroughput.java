@@ -44,7 +44,7 @@ import java.util.stream.Stream;
  * run. (Until issue 11: {@code own}, a loop thread per client, and {@code direct}.)
  *
  * <pre>java -cp benchmarks.jar dev.ddpkit.bench.throughput.EndToEndThroughput
- *     [--messages 20000] [--warmup 40000] [--producers 4] [--node-libs ddp,ddp.js]
+ *     [--messages 20000] [--warmup 100000] [--producers 4] [--node-libs ddp,ddp.js]
  *     [--java-modes default,shared] [--node-script benchmarks/node/consume.js] [--node node]</pre>
  */
 public final class EndToEndThroughput {
@@ -85,7 +85,7 @@ public final class EndToEndThroughput {
 
     /** The defaults of the script. */
     public static Config defaults() {
-      return new Config(20_000, 40_000, 4, List.of("ddp", "ddp.js"),
+      return new Config(20_000, 100_000, 4, List.of("ddp", "ddp.js"),
           Path.of("benchmarks", "node", "consume.js"), "node", true,
           List.of("default", "shared"));
     }
@@ -206,7 +206,14 @@ public final class EndToEndThroughput {
     // Producers send as fast as they can: far past Rocket.Chat's 5 messages per second per user.
     // The backlog phase freezes every consumer while the whole backlog is queued for it: past the
     // default send-queue bound (4 MiB, issue 23) the server would rightly drop them as slow readers.
+    // The heartbeat pings a quiet connection, and a consumer only reads. With the default 25 s
+    // interval its first `ping` came at a random point, once just before the drain: that first
+    // frame of another kind trapped in every hot method C2 had compiled without it (the reader's
+    // frame cut, the envelope, the dispatch), and the drain ran on re-profiling code with up to
+    // 0.9 s of compiling in it. Every 2 s, the first ping falls in the warm-up, as a long-running
+    // client's pings all come before the burst; the timeout outlasts the backlog's freeze.
     ChatServer server = ChatServer.builder().dataDir(dir).port(0).drainPeriod(Duration.ZERO)
+        .heartbeatInterval(Duration.ofSeconds(2)).heartbeatTimeout(Duration.ofMinutes(5))
         .rateLimits(RateLimits.none()).maxSendQueueBytes(1L << 30).build();
     List<ConsumerProcess> consumers = new ArrayList<>();
     List<ChatClient> producers = new ArrayList<>();
