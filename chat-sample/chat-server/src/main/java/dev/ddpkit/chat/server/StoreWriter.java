@@ -101,18 +101,22 @@ final class StoreWriter {
   <T> CompletableFuture<T> submit(Supplier<T> action) {
     Op<T> op = new Op<>(action);
     if (!accepting || broken) {
-      op.done.completeExceptionally(new IllegalStateException(
-          broken ? "store failed to write its journal" : "store is closed"));
+      op.done.completeExceptionally(notAccepting());
     } else if (!queue.offer(op)) {
       op.done.completeExceptionally(new ChatStore.CompletionFailure(
           new MethodError("error-too-busy", "Server is busy, try again")));
     } else if ((!accepting || broken) && queue.remove(op)) {
       // The store stopped between the check above and the offer: the writer may be gone already,
       // so nobody else would ever complete this operation.
-      op.done.completeExceptionally(new IllegalStateException(
-          broken ? "store failed to write its journal" : "store is closed"));
+      op.done.completeExceptionally(notAccepting());
     }
     return op.done;
+  }
+
+  /** Why an operation is refused once the writer stopped taking them: broken, or closed. */
+  private IllegalStateException notAccepting() {
+    return new IllegalStateException(
+        broken ? "store failed to write its journal" : "store is closed");
   }
 
   // ---------------------------------------------------------------- the thread
