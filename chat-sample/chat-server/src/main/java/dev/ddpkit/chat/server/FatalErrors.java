@@ -50,7 +50,14 @@ final class FatalErrors {
       // the log may need the memory that ran out
     }
     if (claimReport()) {
-      handler.onFatalError(server, thread, fatal);
+      try {
+        handler.onFatalError(server, thread, fatal);
+      } catch (Throwable e) {
+        // The handler met the error too (say it needed memory to start its thread): the next
+        // report tries again, as threads that die may have freed what it needs.
+        unclaimReport();
+        throw e;
+      }
     }
     return true;
   }
@@ -62,6 +69,10 @@ final class FatalErrors {
     }
     reported = true;
     return true;
+  }
+
+  private synchronized void unclaimReport() {
+    reported = false;
   }
 
   /** For threads the server starts: a fatal error that ends one is reported. */

@@ -36,6 +36,8 @@ final class GuardedTimer extends ScheduledThreadPoolExecutor {
         // cancelled: not an error
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+      } catch (Error e) {
+        error = e; // out of memory for the ExecutionException itself: that is the fatal error
       }
     }
     if (error != null) {

@@ -2,6 +2,7 @@ package dev.ddpkit.chat.server;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.ddpkit.ddp.testing.LiveThreads;
@@ -50,6 +51,24 @@ class FatalErrorsTest extends ServerTestSupport {
     } catch (IOException e) {
       return false;
     }
+  }
+
+  @Test
+  void aHandlerThatFailsIsCalledAgainOnTheNextReport() {
+    int[] calls = {0};
+    FatalErrors errors = new FatalErrors(null, (server, thread, error) -> {
+      if (++calls[0] == 1) {
+        throw new OutOfMemoryError("the handler's own thread could not be made");
+      }
+      fatal.add(error.getMessage());
+    });
+    assertThatThrownBy(
+        () -> errors.reportIfFatal(new OutOfMemoryError("first")))
+        .hasMessageContaining("the handler's own thread");
+    assertThat(errors.reportIfFatal(new OutOfMemoryError("second"))).isTrue();
+    assertThat(errors.reportIfFatal(new OutOfMemoryError("third"))).isTrue();
+    assertThat(fatal).containsExactly("second"); // once it worked, later reports are only logged
+    assertThat(calls[0]).isEqualTo(2);
   }
 
   @Test
