@@ -210,8 +210,10 @@ public final class EndToEndThroughput {
     // interval its first `ping` came at a random point, once just before the drain: that first
     // frame of another kind trapped in every hot method C2 had compiled without it (the reader's
     // frame cut, the envelope, the dispatch), and the drain ran on re-profiling code with up to
-    // 0.9 s of compiling in it. Every 2 s, the first ping falls in the warm-up, as a long-running
-    // client's pings all come before the burst; the timeout outlasts the backlog's freeze.
+    // 0.9 s of compiling in it. Every 2 s (a quiet consumer is pinged 2-2.5 s after its subscribe),
+    // the first ping falls in the warm-up (about 10 s at 100,000 messages; a much shorter one may
+    // miss it), as a long-running client's first pings come before a burst; the timeout outlasts
+    // the backlog's freeze.
     ChatServer server = ChatServer.builder().dataDir(dir).port(0).drainPeriod(Duration.ZERO)
         .heartbeatInterval(Duration.ofSeconds(2)).heartbeatTimeout(Duration.ofMinutes(5))
         .rateLimits(RateLimits.none()).maxSendQueueBytes(1L << 30).build();

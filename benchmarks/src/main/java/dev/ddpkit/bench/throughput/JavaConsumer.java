@@ -13,7 +13,6 @@ import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -156,12 +155,10 @@ public final class JavaConsumer {
   }
 
   /**
-   * Process CPU time in milliseconds, all threads: the sum of each live thread's run time in
-   * {@code /proc/self/task/<tid>/schedstat} (nanoseconds; the JVM's own threads included), or
-   * where that cannot be read the MXBean's process CPU time. The MXBean's comes in clock ticks on
-   * Linux (10 ms steps here): a drain of 20,000 messages costs about 80 ms, so a tick was an eighth
-   * of the figure. A thread that ended since the last reading takes its time with it (the JIT's
-   * idle compiler threads may end): none ends inside a phase that runs hot.
+   * Process CPU time in milliseconds, all threads: {@link ScheduledTime} (nanoseconds, the JVM's
+   * own threads included), or where {@code /proc} cannot tell, the MXBean's process CPU time. The
+   * MXBean's comes in clock ticks on Linux (10 ms steps here): a drain of 20,000 messages costs
+   * about 80 ms, so a tick was an eighth of the figure.
    */
   static double cpuMillis() {
     double precise = ScheduledTime.processMillis();
@@ -175,31 +172,75 @@ public final class JavaConsumer {
     return -1;
   }
 
-  /** The kernel's run time of this process's threads, from {@code /proc/self/task}. */
+  /**
+   * The kernel's run time of this process's threads: each one's {@code /proc/self/task/<tid>/
+   * schedstat}, summed. A thread that has ended (the JIT's idle compiler threads do) keeps the
+   * time of its last reading in the total, so the sum never goes back; what it ran after that
+   * reading is not counted. A thread whose file cannot be read this time counts its last reading.
+   */
   static final class ScheduledTime {
-    private static final Path TASKS = Path.of("/proc/self/task");
+    private static final ScheduledTime SELF = new ScheduledTime(Path.of("/proc/self/task"));
 
-    private ScheduledTime() {}
+    private final Path tasks;
+    /** Each thread's run time at its last reading, ns, by thread id. */
+    private final Map<String, Long> last = new HashMap<>();
+    /** The last readings of the threads that have ended since, ns. */
+    private long ended;
 
-    /** Milliseconds, or -1 where {@code /proc} does not tell (not Linux, or no schedstat). */
+    /** Reads the threads under {@code tasks}: a directory per thread, each with a schedstat. */
+    ScheduledTime(Path tasks) {
+      this.tasks = tasks;
+    }
+
+    /** This process's: milliseconds, or -1 where {@code /proc} does not tell. */
     static double processMillis() {
-      long nanos = 0;
-      try (DirectoryStream<Path> tasks =
-          Files.newDirectoryStream(TASKS)) {
-        for (Path task : tasks) {
-          String line;
-          try {
-            line = Files.readString(task.resolve("schedstat"));
-          } catch (NoSuchFileException e) {
-            continue; // the thread ended while the directory was read
+      return SELF.millis();
+    }
+
+    /** Milliseconds, or -1 where the directory does not tell (not Linux, or no schedstat). */
+    synchronized double millis() {
+      Map<String, Long> now = new HashMap<>();
+      boolean listed = false;
+      try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tasks)) {
+        for (Path task : dirs) {
+          listed = true;
+          String tid = task.getFileName().toString();
+          Long nanos = runNanos(task);
+          if (nanos != null) {
+            now.put(tid, nanos);
+          } else if (last.containsKey(tid)) {
+            now.put(tid, last.get(tid)); // listed but not readable: it may be ending
           }
-          int space = line.indexOf(' ');
-          nanos += Long.parseLong(space < 0 ? line.trim() : line.substring(0, space));
         }
       } catch (IOException | RuntimeException e) {
         return -1;
       }
-      return nanos / 1e6;
+      if (!listed || (now.isEmpty() && last.isEmpty())) {
+        return -1;
+      }
+      for (Map.Entry<String, Long> e : last.entrySet()) {
+        if (!now.containsKey(e.getKey())) {
+          ended += e.getValue();
+        }
+      }
+      last.clear();
+      last.putAll(now);
+      long total = ended;
+      for (long nanos : now.values()) {
+        total += nanos;
+      }
+      return total / 1e6;
+    }
+
+    /** The first field of a thread's schedstat, or null if it cannot be read (it ended). */
+    private static Long runNanos(Path task) {
+      try {
+        String line = Files.readString(task.resolve("schedstat"));
+        int space = line.indexOf(' ');
+        return Long.parseLong(space < 0 ? line.trim() : line.substring(0, space));
+      } catch (IOException | NumberFormatException e) {
+        return null;
+      }
     }
   }
 
