@@ -186,6 +186,8 @@ public final class JavaConsumer {
     private final Map<String, Long> last = new HashMap<>();
     /** The last readings of the threads that have ended since, ns. */
     private long ended;
+    /** The last total returned, ms; -1 before the first. */
+    private double lastTotal = -1;
 
     /** Reads the threads under {@code tasks}: a directory per thread, each with a schedstat. */
     ScheduledTime(Path tasks) {
@@ -197,7 +199,11 @@ public final class JavaConsumer {
       return SELF.millis();
     }
 
-    /** Milliseconds, or -1 where the directory does not tell (not Linux, or no schedstat). */
+    /**
+     * Milliseconds, or -1 where the directory does not tell (not Linux, or no schedstat). Once it
+     * has told, a listing that fails returns the last total: the caller never switches to another
+     * clock's baseline in the middle of a run.
+     */
     synchronized double millis() {
       Map<String, Long> now = new HashMap<>();
       boolean listed = false;
@@ -206,17 +212,18 @@ public final class JavaConsumer {
           listed = true;
           String tid = task.getFileName().toString();
           Long nanos = runNanos(task);
+          if (nanos == null) {
+            nanos = last.get(tid); // listed but not readable: it may be ending
+          }
           if (nanos != null) {
             now.put(tid, nanos);
-          } else if (last.containsKey(tid)) {
-            now.put(tid, last.get(tid)); // listed but not readable: it may be ending
           }
         }
       } catch (IOException | RuntimeException e) {
-        return -1;
+        return lastTotal;
       }
       if (!listed || (now.isEmpty() && last.isEmpty())) {
-        return -1;
+        return lastTotal;
       }
       for (Map.Entry<String, Long> e : last.entrySet()) {
         if (!now.containsKey(e.getKey())) {
@@ -229,7 +236,8 @@ public final class JavaConsumer {
       for (long nanos : now.values()) {
         total += nanos;
       }
-      return total / 1e6;
+      lastTotal = total / 1e6;
+      return lastTotal;
     }
 
     /** The first field of a thread's schedstat, or null if it cannot be read (it ended). */

@@ -57,6 +57,11 @@ class ScheduledTimeTest {
 
     Files.writeString(tasks.resolve("101").resolve("schedstat"), "not a number");
     assertThat(time.millis()).as("an unreadable thread counts its last reading").isEqualTo(12.0);
+
+    deleteThread(tasks, "101");
+    deleteThread(tasks, "103");
+    Files.delete(tasks);
+    assertThat(time.millis()).as("a directory that cannot be listed: the last total").isEqualTo(12.0);
   }
 
   private static void thread(Path tasks, String tid, String schedstat) throws Exception {
