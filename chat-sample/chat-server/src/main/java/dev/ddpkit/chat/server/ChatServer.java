@@ -273,6 +273,12 @@ public final class ChatServer implements AutoCloseable {
     return runningHandler().subscriberEntries(rid);
   }
 
+  /** The reads decoded so far on the selector and on the workers (for tests in this package). */
+  Endpoint.Decodes decodes() {
+    lifecycle.requireRunning();
+    return parts.decodes();
+  }
+
   private DdpHandler runningHandler() {
     lifecycle.requireRunning();
     return parts.handler();

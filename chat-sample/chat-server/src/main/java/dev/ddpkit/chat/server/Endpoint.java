@@ -2,17 +2,20 @@ package dev.ddpkit.chat.server;
 
 import dev.ddpkit.reconnect.Scheduler;
 import dev.ddpkit.reconnect.Ticker;
+import java.lang.reflect.Field;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.java_websocket.WebSocket;
+import org.java_websocket.WebSocketImpl;
 import org.java_websocket.drafts.Draft;
 import org.java_websocket.exceptions.InvalidDataException;
 import org.java_websocket.framing.CloseFrame;
@@ -53,6 +56,16 @@ final class Endpoint extends WebSocketServer {
   /** Makes each connection a {@link ServerConnection}; knows those with bytes queued. */
   private final GatheringChannel.Factory sockets = new GatheringChannel.Factory();
 
+  /**
+   * The library's pool of read buffers (a private field of Java-WebSocket 1.6.0's server), or
+   * null if it cannot be reached: then every read goes to a worker, as in the library.
+   */
+  private final BlockingQueue<ByteBuffer> readBuffers;
+  /** Reads the selector decoded itself; written by the selector only. */
+  private volatile long decodedOnSelector;
+  /** Reads the selector handed to a worker; written by the selector only. */
+  private volatile long handedToWorkers;
+
   Endpoint(InetSocketAddress address, int workers, int maxFrameBytes, DdpHandler handler,
       String threadPrefix, FatalErrors fatalErrors, Ticker ticker) {
     super(address, workers,
@@ -70,6 +83,20 @@ final class Endpoint extends WebSocketServer {
     setWebSocketFactory(sockets); // frames written by their sender; a backlog in few system calls
     setConnectionLostTimeout(0); // DDP has its own heartbeat; no extra timer thread
     setDaemon(true);
+    readBuffers = readBufferPool(this);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static BlockingQueue<ByteBuffer> readBufferPool(WebSocketServer server) {
+    try {
+      Field f = WebSocketServer.class.getDeclaredField("buffers");
+      f.setAccessible(true);
+      return (BlockingQueue<ByteBuffer>) f.get(server);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      log.warn("Java-WebSocket's read buffers are out of reach ({}): every read goes to a worker",
+          e.toString());
+      return null;
+    }
   }
 
   /** Starts the selector thread and waits until the port is bound. */
@@ -216,6 +243,57 @@ final class Endpoint extends WebSocketServer {
       Liveness.dropAbruptly(conn);
     }
     super.allocateBuffers(conn);
+  }
+
+  /**
+   * Where the library's selector hands the bytes it read to the connection's worker. The selector
+   * decodes them itself instead when no worker holds bytes of that connection and they cannot be a
+   * method call (bar one pipelined behind the {@code connect} in the same read): the upgrade
+   * request, the frames before DDP's {@code connect} has been answered, and the stream's end or a
+   * reset. A reconnect then costs no hand-off and no worker woken until its first method or
+   * subscription, and a resumed one, which sends nothing else, none at all: in a wave of resumed
+   * reconnects, each hand-off (a queue, a worker unparked and parked again) cost about as much as
+   * the handshake itself. What a worker may block on or spend long in (methods, subscriptions)
+   * stays on the workers.
+   *
+   * <p>Order: a connection's bytes are decoded one read at a time, in the order read, whoever
+   * decodes them: the selector decodes a read only once every read handed before it has been
+   * decoded to its end ({@link ServerConnection#handOne}).
+   */
+  @Override
+  protected void queue(WebSocketImpl ws) throws InterruptedException {
+    if (!(ws instanceof ServerConnection c) || !c.handOne() || readBuffers == null
+        || !beforeMethods(c)) {
+      handedToWorkers++;
+      super.queue(ws);
+      return;
+    }
+    decodedOnSelector++;
+    ByteBuffer bytes = ws.inQueue.poll();
+    try {
+      c.decode(bytes);
+    } catch (RuntimeException e) {
+      // As the library's worker does: logged, and the selector goes on with the other sockets.
+      log.error("error while decoding a read", e);
+    } finally {
+      readBuffers.offer(bytes); // back to the library's pool of read buffers, as a worker does
+    }
+  }
+
+  /** Whether {@code c}'s next bytes are its upgrade, its DDP handshake or its end. */
+  private static boolean beforeMethods(ServerConnection c) {
+    if (!c.isOpen() || c.endRead()) {
+      return true;
+    }
+    return !(c.getAttachment() instanceof Session s) || !s.connected;
+  }
+
+  /** How many reads the selector decoded itself and how many it handed to a worker. */
+  record Decodes(long onSelector, long onWorkers) {}
+
+  /** The reads decoded so far, by where (for tests in this package). */
+  Decodes decodes() {
+    return new Decodes(decodedOnSelector, handedToWorkers);
   }
 
   @Override

@@ -41,13 +41,20 @@ import org.java_websocket.framing.Framedata;
  * only while some connection has (see {@link Endpoint#flushStalledWrites}).
  *
  * <p>The upgrade's answer is held back until the connection's first frame (the server's {@code
- * server_id}, sent as the connection opens, on the same worker) and leaves with it in one write.
+ * server_id}, sent as the connection opens, on the same thread) and leaves with it in one write.
  */
 final class ServerConnection extends WebSocketImpl {
   /** Guards the choice between the socket and the queue, and the order of what is written. */
   private final Object sendLock = new Object();
-  /** Buffers this connection's worker was handed so far (its worker thread's only). */
+  /**
+   * Buffers whose decode began so far: on the connection's worker, or on the selector (see
+   * {@link Endpoint#queue}); never on both at once.
+   */
   private long decoded;
+  /** Buffers handed to {@link #decode} so far, inline or through the worker; the selector's only. */
+  private long handed;
+  /** Buffers whose decode has ended: written by the thread that decoded, read by the selector. */
+  private volatile long ended;
   private final GatheringChannel.Factory sockets;
   /**
    * The upgrade's answer, held back until this connection's first frame (the server's hello, or
@@ -62,7 +69,7 @@ final class ServerConnection extends WebSocketImpl {
     this.sockets = sockets;
   }
 
-  /** Holds the upgrade's answer back (see {@link #upgradeAnswer}); the worker, in its decode. */
+  /** Holds the upgrade's answer back (see {@link #upgradeAnswer}); the decoding thread. */
   void holdUpgradeAnswer(ByteBuffer[] bytes) {
     synchronized (sendLock) {
       upgradeAnswer = bytes;
@@ -85,27 +92,45 @@ final class ServerConnection extends WebSocketImpl {
    * Decodes the bytes read, or, for the end's mark the selector read in place of the stream's
    * end or a reset (see {@link GatheringChannel#read}), ends the connection as the selector would
    * have: a failed read closes it as abnormal (1006, the failure's message), the end of the stream
-   * as the library's end of transmission does. On the worker of the connection, after the bytes
-   * read before it.
+   * as the library's end of transmission does. On the connection's worker, or on the selector
+   * when no worker holds its bytes ({@link Endpoint#queue}); always after the bytes read before it.
    */
   @Override
   public void decode(ByteBuffer bytes) {
-    decoded++;
-    if (getChannel() instanceof GatheringChannel channel && channel.isEnd(decoded)) {
-      bytes.position(bytes.limit());
-      IOException failure = channel.failure();
-      if (failure == null) {
-        eot();
+    try {
+      decoded++;
+      if (getChannel() instanceof GatheringChannel channel && channel.isEnd(decoded)) {
+        bytes.position(bytes.limit());
+        IOException failure = channel.failure();
+        if (failure == null) {
+          eot();
+          return;
+        }
+        closeConnection(CloseFrame.ABNORMAL_CLOSE, failure.getMessage()); // cancels the key too
         return;
       }
-      closeConnection(CloseFrame.ABNORMAL_CLOSE, failure.getMessage()); // cancels the key too
-      return;
-    }
-    try {
-      super.decode(bytes);
+      try {
+        super.decode(bytes);
+      } finally {
+        flushUpgradeAnswer(); // an upgrade that sent nothing yet: its answer alone
+      }
     } finally {
-      flushUpgradeAnswer(); // an upgrade that sent nothing yet: its answer alone
+      ended = ended + 1; // one decoding thread at a time
     }
+  }
+
+  /**
+   * The selector hands one more buffer to {@link #decode}; returns whether every buffer handed
+   * before has been decoded to its end, that is whether no worker holds any of this connection's
+   * bytes (the selector may then decode this one itself without reordering). The selector only.
+   */
+  boolean handOne() {
+    return handed++ == ended;
+  }
+
+  /** Whether the stream's end (or a reset) has been read: no more bytes will come. */
+  boolean endRead() {
+    return getChannel() instanceof GatheringChannel channel && channel.endWasRead();
   }
 
   /**

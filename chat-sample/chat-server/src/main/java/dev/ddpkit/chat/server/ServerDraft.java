@@ -41,7 +41,7 @@ import org.java_websocket.handshake.ServerHandshakeBuilder;
  *
  * <p>One instance serves one connection: the library calls {@link #copyInstance()} for each, and
  * the copy is of this class with the same limit and log. Frames of one connection are read and
- * processed on one worker thread.
+ * processed on one thread at a time (see {@link Endpoint#queue}).
  */
 final class ServerDraft extends BoundedMessageDraft {
   /** RFC 6455's GUID, appended to the client's key for the accept value. */
@@ -84,7 +84,7 @@ final class ServerDraft extends BoundedMessageDraft {
 
   /**
    * The upgrade's answer, written by the connection itself (see {@link ServerConnection}: from
-   * this worker thread, with the connection's first frame, in one system call and with no wake-up
+   * the thread decoding the upgrade, with the connection's first frame, in one system call and with no wake-up
    * of the selector), so the library has nothing left to queue. Unbound, or for another kind of
    * connection, the library's.
    */

@@ -92,6 +92,11 @@ final class ServerParts {
     return handler;
   }
 
+  /** The reads decoded so far, by where (see {@link Endpoint#queue}). */
+  Endpoint.Decodes decodes() {
+    return endpoint.decodes();
+  }
+
   /** Accepted sockets open now, upgraded or not (0 before the port is bound). */
   int acceptedSockets() {
     Endpoint ep = endpoint;

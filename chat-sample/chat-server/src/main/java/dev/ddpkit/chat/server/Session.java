@@ -13,8 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * State of one accepted connection. Its frames are handled on one socket worker at a time, which
- * writes its fields; method completions (the store's writer) and the heartbeat (the scheduler)
+ * State of one accepted connection. Its frames are handled on one thread at a time (its socket
+ * worker, or the selector before DDP's {@code connect} is answered: see {@link Endpoint#queue}),
+ * which writes its fields; method completions (the store's writer) and the heartbeat (the scheduler)
  * read them, hence volatile. What several threads update together has its own monitor: the
  * frames written out (the count, the queue while held, the forward after a resume) this object's
  * {@code out}, the method ids its {@link MethodBook}.
@@ -50,9 +51,9 @@ final class Session {
   volatile long pingSentNanos;
   /** The server closed this connection for a protocol error it already counted. */
   volatile boolean protocolClose;
-  /** Whether the frame being handled is small enough to echo in an error; worker thread only. */
+  /** Whether the frame being handled is small enough to echo in an error; the decoding thread only. */
   boolean echoOffending = true;
-  /** Protocol errors of this connection; worker thread only. */
+  /** Protocol errors of this connection; the decoding thread only. */
   int protocolErrors;
 
   /**

@@ -312,6 +312,15 @@ public final class RawPeer implements AutoCloseable {
   }
 
   /**
+   * Flushes, then ends the stream this peer sends (a FIN: TCP's orderly end); it can still read
+   * what the server sends.
+   */
+  public synchronized void shutdownOutput() throws IOException {
+    out.flush();
+    socket.shutdownOutput();
+  }
+
+  /**
    * Whether the server has ended the connection within {@code waitMillis}: a read sees the end of
    * the stream or a reset (what it reads before, a close frame among it, is dropped). Sets the
    * read timeout to {@code waitMillis} for every read after it.
