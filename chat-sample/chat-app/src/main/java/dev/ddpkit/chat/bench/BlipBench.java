@@ -29,14 +29,16 @@ import java.util.concurrent.locks.LockSupport;
  * server process stays up), refuses connections for a gap G, then lets them through again. One
  * run with DDP session resumption (client and server) and one without, in the same JVM; for each
  * gap it measures what the server handled per client for the reconnect (frames in, method calls,
- * subscriptions), the server's CPU time for the wave (its own threads), and when every client was
+ * subscriptions), the server's CPU time for the wave (its own threads; from the cut, and from the
+ * network's return alone), and when every client was
  * live and caught up again (its status CONNECTED): from the network's return, and for each client
  * from its socket's open, against one round trip measured before the blip.
  */
 final class BlipBench {
   /** What one wave measured. */
   record Wave(boolean resume, int clients, int rooms, long gapMs, int cut, long framesIn,
-      long methodCalls, long subscriptions, long resumed, long serverCpuNanos, long lastLiveMs,
+      long methodCalls, long subscriptions, long resumed, long serverCpuNanos,
+      long serverCpuAfterReturnNanos, long lastLiveMs,
       long[] afterOpenMicros, long rttMicros, long lostSubscriptions, long lostMessages,
       long held, long expired, Probes probes) {
     /** {@code total} over every client, the probes' included (they reconnect the same way). */
@@ -207,6 +209,7 @@ final class BlipBench {
     sends.forEach(java.util.concurrent.CompletableFuture::join);
     LockSupport.parkNanos(Math.max(0, gapEnd - System.nanoTime()));
     long upNanos = System.nanoTime();
+    long cpuAtReturn = serverCpuNanos();
     proxy.restore();
     awaitTrue(() -> marks.allLive(clients), "every client live again");
     Probes probed = probe == null ? Probes.NONE : probe.awaitEveryProbeLive();
@@ -219,7 +222,8 @@ final class BlipBench {
       lastLive = Math.max(lastLive, marks.live.get(i) - upNanos);
       afterOpen[i] = marks.afterOpenMicros(i);
     }
-    long cpu = serverCpuNanos() - cpuBefore;
+    long cpuNow = serverCpuNanos();
+    long cpu = cpuNow - cpuBefore;
     long[] toConnected = new long[clients];
     long[] connectedToLive = new long[clients];
     for (int i = 0; i < clients; i++) {
@@ -230,10 +234,11 @@ final class BlipBench {
     serverCpuByRole().forEach((role, nanos) -> roles.append(String.format(Locale.ROOT, " %s %.0f",
         role, (nanos - cpuByRoleBefore.getOrDefault(role, 0L)) / 1e6)));
     progress.printf(Locale.ROOT, "  resume %s, gap %d ms: socket open -> DDP connected p50/p99 %d/%d"
-        + " us, connected -> live p50/p99 %d/%d us; server CPU ms by thread:%s%n",
+        + " us, connected -> live p50/p99 %d/%d us; server CPU ms %.0f from the cut, %.0f after the"
+        + " network's return; by thread:%s%n",
         resume ? "on" : "off", gap.toMillis(), BlipClients.quantile(toConnected, 0.5),
         BlipClients.quantile(toConnected, 0.99), BlipClients.quantile(connectedToLive, 0.5),
-        BlipClients.quantile(connectedToLive, 0.99), roles);
+        BlipClients.quantile(connectedToLive, 0.99), cpu / 1e6, (cpuNow - cpuAtReturn) / 1e6, roles);
     SessionStats after = server.sessionStats();
     long resumed = all.stream().mapToLong(c -> c.stats().resumes()).sum() - resumesBefore;
     long lost = server.stats().subscriptionsByRoom().values().stream().mapToLong(v -> v).sum();
@@ -255,6 +260,7 @@ final class BlipBench {
         after.framesIn() - before.framesIn() - rids.size(),
         after.methodCalls() - before.methodCalls() - rids.size(),
         after.subscriptionRequests() - before.subscriptionRequests(), resumed, cpu,
+        cpuNow - cpuAtReturn,
         TimeUnit.NANOSECONDS.toMillis(lastLive), afterOpen, rtt,
         (long) (clients + probes) * rooms - lost, lostMessages,
         after.sessionsHeld() - before.sessionsHeld(),

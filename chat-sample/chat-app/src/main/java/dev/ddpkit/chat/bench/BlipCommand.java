@@ -65,7 +65,7 @@ public final class BlipCommand {
     out.println("resume  gap ms  cut  resumed  frames in/client  calls/client  subs/client"
         + "  server CPU ms  all live ms  after open p50/p99/max us  rtt us  p99/rtt  lost subs/msgs  held/expired"
         + "  probes  probe after open p50/max us  probe own rtt p50/max us"
-        + "  probe own-rtt p50/max  probes resumed");
+        + "  probe own-rtt p50/max  probes resumed  CPU after return ms");
     try {
       for (boolean resume : modes) {
         List<BlipBench.Wave> waves = new BlipBench(clients, rooms, probes, err).run(resume, gaps);
@@ -83,7 +83,7 @@ public final class BlipCommand {
   static String line(BlipBench.Wave w) {
     return String.format(Locale.ROOT,
         "%-6s  %6d  %4d  %7d  %16.2f  %12.2f  %11.2f  %13.0f  %11d  %9d/%d/%d  %6d  %7.2f  %d/%d"
-            + "  %d/%d  %6d  %d/%d  %d/%d  %.2f/%.2f  %d",
+            + "  %d/%d  %6d  %d/%d  %d/%d  %.2f/%.2f  %d  %.0f",
         w.resume() ? "on" : "off", w.gapMs(), w.cut(), w.resumed(), w.perClient(w.framesIn()),
         w.perClient(w.methodCalls()), w.perClient(w.subscriptions()), w.serverCpuNanos() / 1e6,
         w.lastLiveMs(), w.afterOpen(0.5), w.afterOpen(0.99), w.afterOpen(1.0), w.rttMicros(),
@@ -92,7 +92,8 @@ public final class BlipCommand {
         BlipClients.quantile(w.probes().afterOpenMicros().clone(), 1.0),
         BlipClients.quantile(w.probes().roundTripMicros().clone(), 0.5),
         BlipClients.quantile(w.probes().roundTripMicros().clone(), 1.0),
-        w.probes().ratio(0.5), w.probes().ratio(1.0), w.probes().resumed());
+        w.probes().ratio(0.5), w.probes().ratio(1.0), w.probes().resumed(),
+        w.serverCpuAfterReturnNanos() / 1e6);
   }
 
   private static List<Boolean> modes(String csv) {
