@@ -290,7 +290,11 @@ public final class ChatServerBuilder {
     return this;
   }
 
-  /** Socket worker threads that decode frames (default: the number of cores, at least 2). */
+  /**
+   * Socket worker threads that decode a connection's frames once its DDP handshake is done
+   * (default: the number of cores, at least 2); the selector thread decodes the upgrade, the
+   * handshake and the socket's end itself.
+   */
   public ChatServerBuilder workers(int workers) {
     if (workers < 1 || workers > 64) {
       throw new IllegalArgumentException("workers must be in [1, 64]: " + workers);
