@@ -291,9 +291,9 @@ public final class ChatServerBuilder {
   }
 
   /**
-   * Socket worker threads that decode a connection's frames once its DDP handshake is done
-   * (default: the number of cores, at least 2); the selector thread decodes the upgrade, the
-   * handshake and the socket's end itself.
+   * Socket worker threads that decode what connections send (default: the number of cores, at
+   * least 2); the selector thread decodes a connection's first read itself when it is the whole
+   * upgrade or a lone DDP {@code connect} (see {@code SelectorDecodes}).
    */
   public ChatServerBuilder workers(int workers) {
     if (workers < 1 || workers > 64) {

@@ -247,45 +247,34 @@ final class Endpoint extends WebSocketServer {
 
   /**
    * Where the library's selector hands the bytes it read to the connection's worker. The selector
-   * decodes them itself instead when no worker holds bytes of that connection and they cannot be a
-   * method call (bar one pipelined behind the {@code connect} in the same read): the upgrade
-   * request, the frames before DDP's {@code connect} has been answered, and the stream's end or a
-   * reset. A reconnect then costs no hand-off and no worker woken until its first method or
-   * subscription, and a resumed one, which sends nothing else, none at all: in a wave of resumed
-   * reconnects, each hand-off (a queue, a worker unparked and parked again) cost about as much as
-   * the handshake itself. What a worker may block on or spend long in (methods, subscriptions)
-   * stays on the workers.
-   *
-   * <p>Order: a connection's bytes are decoded one read at a time, in the order read, whoever
-   * decodes them: the selector decodes a read only once every read handed before it has been
-   * decoded to its end ({@link ServerConnection#handOne}).
+   * decodes the read itself instead when {@link SelectorDecodes} says so (a connection's first
+   * reads, when they are its whole upgrade or its lone {@code connect}), and gives the buffer back
+   * to the library's pool as a worker does. A reconnect then wakes no worker until its first
+   * method or subscription; a resumed one, none at all.
    */
   @Override
   protected void queue(WebSocketImpl ws) throws InterruptedException {
-    if (!(ws instanceof ServerConnection c) || !c.handOne() || readBuffers == null
-        || !beforeMethods(c)) {
-      handedToWorkers++;
-      super.queue(ws);
-      return;
+    if (ws instanceof ServerConnection c && readBuffers != null) {
+      // Every earlier read of c was decoded here, to its end: the buffer just read is the only one.
+      ByteBuffer bytes = ws.inQueue.peek();
+      if (SelectorDecodes.decodeOnSelector(c, bytes)) {
+        c.decodingOnSelector();
+        decodedOnSelector++;
+        ws.inQueue.poll();
+        try {
+          c.decode(bytes);
+        } catch (RuntimeException e) {
+          // As the library's worker does: logged, and the selector goes on with the other sockets.
+          log.error("error while decoding a read", e);
+        } finally {
+          readBuffers.offer(bytes); // back to the library's pool of read buffers
+        }
+        return;
+      }
+      c.handedToWorker();
     }
-    decodedOnSelector++;
-    ByteBuffer bytes = ws.inQueue.poll();
-    try {
-      c.decode(bytes);
-    } catch (RuntimeException e) {
-      // As the library's worker does: logged, and the selector goes on with the other sockets.
-      log.error("error while decoding a read", e);
-    } finally {
-      readBuffers.offer(bytes); // back to the library's pool of read buffers, as a worker does
-    }
-  }
-
-  /** Whether {@code c}'s next bytes are its upgrade, its DDP handshake or its end. */
-  private static boolean beforeMethods(ServerConnection c) {
-    if (!c.isOpen() || c.endRead()) {
-      return true;
-    }
-    return !(c.getAttachment() instanceof Session s) || !s.connected;
+    handedToWorkers++;
+    super.queue(ws);
   }
 
   /** How many reads the selector decoded itself and how many it handed to a worker. */

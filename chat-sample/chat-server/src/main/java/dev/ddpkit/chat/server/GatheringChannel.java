@@ -132,9 +132,8 @@ final class GatheringChannel implements ByteChannel {
   /**
    * Reads as the socket does, but for a {@link ServerConnection} the end of the stream or a
    * failed read (a reset) is not reported to the selector: it returns one byte, the end's mark,
-   * which the library hands on like any bytes read (to the connection's worker, or to the selector
-   * itself when no worker holds its bytes: see {@link Endpoint#queue}), and the decode ends the
-   * connection as the selector would have ({@link ServerConnection#decode}); until then every
+   * which the library hands to the connection's worker like any bytes read, and the worker ends
+   * the connection as the selector would have ({@link ServerConnection#decode}); until then every
    * read returns nothing.
    *
    * <p>Why: Java-WebSocket ends a pass of its selector loop at a read's error or end (an exception
@@ -142,14 +141,14 @@ final class GatheringChannel implements ByteChannel {
    * over with a new select, which reports every ready socket again. A wave of resets, each ending
    * a pass, cost a select and a visit of up to 256 ready sockets per reset: 0.2 ms per reset at
    * 1,000 connections, the largest part of the server's CPU in a network blip. Marked, a pass
-   * goes through all of them, and each end is handled in order after whatever the connection sent
-   * before.
+   * goes through all of them, and the ends are handled on the workers in order after whatever the
+   * connection sent before.
    */
   @Override
   public int read(ByteBuffer dst) throws IOException {
     if (endRead != 0) {
       stopReading(); // a write's interest may have brought reading back
-      return 0; // the end is on its way to its decode
+      return 0; // the end is on its way to the worker
     }
     int n;
     try {
@@ -184,20 +183,15 @@ final class GatheringChannel implements ByteChannel {
     }
   }
 
-  /** The byte that stands for the stream's end in the buffer handed to the decode. */
+  /** The byte that stands for the stream's end in the buffer handed to the worker. */
   private static final byte END_MARK = 0;
 
   /**
-   * Whether the buffer of read {@code ordinal} (counted from 1, the decode's count of the buffers
-   * it was handed) is the end's mark.
+   * Whether the buffer of read {@code ordinal} (counted from 1, the connection's count of the
+   * buffers it decoded) is the end's mark.
    */
   boolean isEnd(long ordinal) {
     return ordinal == endRead;
-  }
-
-  /** Whether the end's mark has been read (handed out or not). */
-  boolean endWasRead() {
-    return endRead != 0;
   }
 
   /** The read's failure that ended the stream, or null if it ended without one. */

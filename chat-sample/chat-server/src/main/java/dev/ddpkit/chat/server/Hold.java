@@ -10,9 +10,8 @@ import java.util.List;
  * more than the accept rate in the last second. Its frames wait here, in order, until the hold is
  * over; then whoever ends it (the timer, or a drain or kill that comes first) either turns it away
  * and the frames are dropped, or serves it and hands the frames it kept to the handler, batch by
- * batch, while frames still arriving on the socket's thread (its worker, or the selector before
- * DDP's {@code connect} is answered) join the queue; once the queue is empty, frames go straight
- * to the handler on that thread, as for any connection.
+ * batch, while frames still arriving on the socket's worker thread join the queue; once the queue
+ * is empty, frames go straight to the handler on the worker thread, as for any connection.
  *
  * <p>Nothing is called under this object's lock: Java-WebSocket calls {@code onClose} holding the
  * socket's lock, and a frame's handling may close the socket, so calling out from under this

@@ -47,14 +47,15 @@ final class ServerConnection extends WebSocketImpl {
   /** Guards the choice between the socket and the queue, and the order of what is written. */
   private final Object sendLock = new Object();
   /**
-   * Buffers whose decode began so far: on the connection's worker, or on the selector (see
-   * {@link Endpoint#queue}); never on both at once.
+   * Buffers decoded so far: the first ones perhaps by the selector, then by the connection's
+   * worker (see {@link Endpoint#queue}); the worker's queue orders the two.
    */
   private long decoded;
-  /** Buffers handed to {@link #decode} so far, inline or through the worker; the selector's only. */
-  private long handed;
-  /** Buffers whose decode has ended: written by the thread that decoded, read by the selector. */
-  private volatile long ended;
+  /**
+   * Reads the selector decoded itself ({@link Endpoint#queue}), or -1 once it handed one to the
+   * worker: every later read goes there too. The selector's only.
+   */
+  private int readsOnSelector;
   private final GatheringChannel.Factory sockets;
   /**
    * The upgrade's answer, held back until this connection's first frame (the server's hello, or
@@ -92,45 +93,47 @@ final class ServerConnection extends WebSocketImpl {
    * Decodes the bytes read, or, for the end's mark the selector read in place of the stream's
    * end or a reset (see {@link GatheringChannel#read}), ends the connection as the selector would
    * have: a failed read closes it as abnormal (1006, the failure's message), the end of the stream
-   * as the library's end of transmission does. On the connection's worker, or on the selector
-   * when no worker holds its bytes ({@link Endpoint#queue}); always after the bytes read before it.
+   * as the library's end of transmission does. On the connection's worker (the selector
+   * decodes only first reads that are no end: {@link SelectorDecodes}), after the bytes read
+   * before it.
    */
   @Override
   public void decode(ByteBuffer bytes) {
-    try {
-      decoded++;
-      if (getChannel() instanceof GatheringChannel channel && channel.isEnd(decoded)) {
-        bytes.position(bytes.limit());
-        IOException failure = channel.failure();
-        if (failure == null) {
-          eot();
-          return;
-        }
-        closeConnection(CloseFrame.ABNORMAL_CLOSE, failure.getMessage()); // cancels the key too
+    decoded++;
+    if (getChannel() instanceof GatheringChannel channel && channel.isEnd(decoded)) {
+      bytes.position(bytes.limit());
+      IOException failure = channel.failure();
+      if (failure == null) {
+        eot();
         return;
       }
-      try {
-        super.decode(bytes);
-      } finally {
-        flushUpgradeAnswer(); // an upgrade that sent nothing yet: its answer alone
-      }
+      closeConnection(CloseFrame.ABNORMAL_CLOSE, failure.getMessage()); // cancels the key too
+      return;
+    }
+    try {
+      super.decode(bytes);
     } finally {
-      ended = ended + 1; // one decoding thread at a time
+      flushUpgradeAnswer(); // an upgrade that sent nothing yet: its answer alone
     }
   }
 
   /**
-   * The selector hands one more buffer to {@link #decode}; returns whether every buffer handed
-   * before has been decoded to its end, that is whether no worker holds any of this connection's
-   * bytes (the selector may then decode this one itself without reordering). The selector only.
+   * Whether the selector may decode this connection's next read itself: it has handed none to the
+   * worker (so the worker holds none of its bytes) and decoded fewer than {@code max} itself. The
+   * selector only.
    */
-  boolean handOne() {
-    return handed++ == ended;
+  boolean selectorMayDecode(int max) {
+    return readsOnSelector >= 0 && readsOnSelector < max;
   }
 
-  /** Whether the stream's end (or a reset) has been read: no more bytes will come. */
-  boolean endRead() {
-    return getChannel() instanceof GatheringChannel channel && channel.endWasRead();
+  /** The selector decodes this connection's next read itself. */
+  void decodingOnSelector() {
+    readsOnSelector++;
+  }
+
+  /** The selector hands this connection's next read to its worker, and every later one. */
+  void handedToWorker() {
+    readsOnSelector = -1;
   }
 
   /**

@@ -2,7 +2,8 @@ package dev.ddpkit.chat.server;
 
 /**
  * Hook for benchmarks and the demo: told about every WebSocket the server accepts or turns away.
- * Called on the server's socket threads, never while the server holds a lock; keep it quick. An
+ * Called on the server's socket threads (the selector itself for an upgrade it decodes), never
+ * while the server holds a lock; keep it quick: the selector reads no socket meanwhile. An
  * exception it throws is logged and ignored.
  */
 public interface ServerConnectionListener {

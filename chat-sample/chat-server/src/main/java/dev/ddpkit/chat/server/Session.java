@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * State of one accepted connection. Its frames are handled on one thread at a time (its socket
- * worker, or the selector before DDP's {@code connect} is answered: see {@link Endpoint#queue}),
+ * worker, or the selector for a first read that is the whole upgrade or a lone {@code connect}:
+ * see {@link SelectorDecodes}),
  * which writes its fields; method completions (the store's writer) and the heartbeat (the scheduler)
  * read them, hence volatile. What several threads update together has its own monitor: the
  * frames written out (the count, the queue while held, the forward after a resume) this object's

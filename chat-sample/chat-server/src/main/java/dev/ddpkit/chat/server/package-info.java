@@ -8,8 +8,8 @@
  *
  * <p><b>Events run on the thread they arrive on, and every object that two threads share
  * guards its own state</b>: Java-WebSocket's workers handle a connection's frames one at a time
- * (its selector the upgrade, the DDP handshake and the close, when no worker holds the
- * connection's bytes),
+ * (its selector a first read that is the whole upgrade or a lone {@code connect}: see {@link
+ * SelectorDecodes}),
  * the store's writer thread sends what became durable, and the server's one {@link
  * dev.ddpkit.reconnect.Scheduler} runs every timer; what they share is a concurrent collection,
  * an atomic, a {@code volatile} field for a single value, or state behind its owner's own

@@ -11,6 +11,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -32,16 +33,36 @@ class FatalErrorsTest extends ServerTestSupport {
 
   @Test
   void anErrorInAWorkerThreadIsReported() throws Exception {
-    ChatServer s = start(b -> recording(b).connectionListener(new ServerConnectionListener() {
+    // A catch-up call runs on the connection's worker; the hook it asks throws there.
+    ChatServer s = startSeeded(b -> recording(b).faults(new ServerFaults() {
       @Override
-      public void accepted(long epochMillis) {
+      public CompletableFuture<Void> catchUpGate() {
         throw new OutOfMemoryError("simulated in a worker");
       }
     }));
-    track(DdpPeer.open(s.url()));
+    DdpPeer bob = login(s, "bob"); // Java-WebSocket stops the server after a worker's Error
+    bob.sendMethodWithId("get", "messages/get", "general",
+        DdpPeer.JSON.createObjectNode().set("lastUpdate", DdpPeer.date(0)));
     await().atMost(10, SECONDS).until(() -> !fatal.isEmpty());
     assertThat(fatal).hasSize(1);
     assertThat(fatal.get(0)).contains("worker").contains("OutOfMemoryError: simulated in a worker");
+  }
+
+  @Test
+  void anErrorInTheSelectorThreadIsReported() throws Exception {
+    // The selector decodes an upgrade itself (SelectorDecodes); the listener it calls throws.
+    ChatServer s = start(b -> recording(b).connectionListener(new ServerConnectionListener() {
+      @Override
+      public void accepted(long epochMillis) {
+        throw new OutOfMemoryError("simulated in the selector");
+      }
+    }));
+    DdpPeer peer = track(DdpPeer.open(s.url()));
+    await().atMost(10, SECONDS).until(() -> !fatal.isEmpty());
+    assertThat(fatal).hasSize(1);
+    assertThat(fatal.get(0)).contains("-selector")
+        .contains("OutOfMemoryError: simulated in the selector");
+    peer.dropAbruptly(); // the selector is gone: nothing answers a close
   }
 
   private static boolean listening(int port) {

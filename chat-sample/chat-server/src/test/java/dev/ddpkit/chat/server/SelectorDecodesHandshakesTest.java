@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Where the server decodes what a connection sends ({@link Endpoint#queue}): the upgrade, the
- * frames before DDP's {@code connect} is answered and the socket's end on the selector thread
- * itself, so that a resumed reconnect wakes no worker; a method call on a worker. And the order of
- * a connection's bytes holds when the decoding moves between them.
+ * Where the server decodes what a connection sends ({@link SelectorDecodes}): a first read that is
+ * the whole upgrade or a lone {@code connect} on the selector thread itself, so that a resumed
+ * reconnect wakes no worker; everything else, calls pipelined behind a {@code connect} included,
+ * on the connection's worker, in the order read.
  */
 @Timeout(value = 60, unit = SECONDS)
 class SelectorDecodesHandshakesTest extends ServerTestSupport {
@@ -59,13 +59,11 @@ class SelectorDecodesHandshakesTest extends ServerTestSupport {
     Endpoint.Decodes before = s.decodes();
     DdpPeer back = track(DdpPeer.resume(s.url(), session, received));
     assertThat(back.next("connected").path("session").asText()).isEqualTo(session);
-    back.dropAbruptly();
-    await().atMost(10, SECONDS).until(() -> s.sessionStats().heldNow() == 1);
-    Endpoint.Decodes after = s.decodes();
+    Endpoint.Decodes after = s.decodes(); // counted before each read is decoded
 
-    // The upgrade, the connect that resumed and the reset: three reads, none handed to a worker.
+    // The upgrade and the connect that resumed: two reads, none handed to a worker.
     assertThat(after.onWorkers() - before.onWorkers()).isZero();
-    assertThat(after.onSelector() - before.onSelector()).isGreaterThanOrEqualTo(3);
+    assertThat(after.onSelector() - before.onSelector()).isEqualTo(2);
     assertThat(s.sessionStats().sessionsResumed()).isEqualTo(1);
     assertThat(threads).hasSize(3);
     assertThat(threads.get(0)).startsWith("accepted on chat-server-").endsWith("-selector");
@@ -74,26 +72,59 @@ class SelectorDecodesHandshakesTest extends ServerTestSupport {
   }
 
   @Test
-  void aMethodPipelinedBehindTheConnectIsAnsweredAfterConnected() throws Exception {
-    ChatServer s = startSeeded(b -> b);
+  void aConnectWithCallsBehindItInOneReadGoesWholeToAWorkerInOrder() throws Exception {
+    List<String> threads = new CopyOnWriteArrayList<>();
+    ServerFaults faults = new ServerFaults() {
+      @Override
+      public CompletableFuture<Void> catchUpGate() {
+        threads.add(Thread.currentThread().getName());
+        return null;
+      }
+    };
+    ChatServer s = startSeeded(b -> b.faults(faults));
     try (RawPeer p = RawPeer.upgraded(s.url())) {
       assertThat(p.nextJson().path("server_id").asText()).isEqualTo("0");
-      // connect and a method in one write: one read for the server, decoded where connect is.
-      p.frame(WebSocketWire.TEXT, true, true,
-          DdpPeer.connectFrame("1").toString().getBytes(UTF_8));
-      p.frame(WebSocketWire.TEXT, true, true,
-          "{\"msg\":\"method\",\"id\":\"m1\",\"method\":\"no-such-method\",\"params\":[]}"
-              .getBytes(UTF_8));
-      p.frame(WebSocketWire.TEXT, true, true, "{\"msg\":\"ping\",\"id\":\"p1\"}".getBytes(UTF_8));
+      Endpoint.Decodes before = s.decodes();
+      // connect, a login and a catch-up in one write, as a client that does not wait for
+      // connected sends them: one read, which must not run the calls on the selector.
+      for (String frame : List.of(DdpPeer.connectFrame("1").toString(),
+          method("1", "login", DdpPeer.loginParams("bob", "bob-pw")),
+          method("2", "messages/get", "general",
+              DdpPeer.JSON.createObjectNode().set("lastUpdate", DdpPeer.date(0))))) {
+        p.frame(WebSocketWire.TEXT, true, true, frame.getBytes(UTF_8));
+      }
       p.flush();
       assertThat(p.nextJson().path("msg").asText()).isEqualTo("connected");
-      JsonNode result = p.nextJson();
-      assertThat(result.path("msg").asText()).isEqualTo("result");
-      assertThat(result.path("id").asText()).isEqualTo("m1");
-      assertThat(result.path("error").path("error").asText()).isEqualTo("error-not-allowed");
+      JsonNode login = p.nextJson();
+      assertThat(login.path("id").asText()).isEqualTo("1");
+      assertThat(login.has("error")).as("%s", login).isFalse();
       assertThat(p.nextJson().path("msg").asText()).isEqualTo("updated");
-      JsonNode pong = p.nextJson();
-      assertThat(pong.path("id").asText()).as("%s", pong).isEqualTo("p1"); // the pong, last
+      JsonNode caughtUp = p.nextJson();
+      assertThat(caughtUp.path("id").asText()).isEqualTo("2");
+      assertThat(caughtUp.has("error")).as("%s", caughtUp).isFalse();
+      assertThat(threads).singleElement().asString().contains("-worker-");
+      assertThat(s.decodes().onSelector()).isEqualTo(before.onSelector());
+    }
+  }
+
+  @Test
+  void theSelectorDecodesAtMostThreeReadsOfAConnection() throws Exception {
+    ChatServer s = startSeeded(b -> b);
+    Endpoint.Decodes before = s.decodes();
+    try (RawPeer p = RawPeer.upgraded(s.url())) {
+      assertThat(p.nextJson().path("server_id").asText()).isEqualTo("0");
+      for (int i = 0; i < 4; i++) { // each ping its own read: its pong comes before the next
+        p.send(WebSocketWire.PING, new byte[] {(byte) i});
+        WebSocketWire.Frame pong = p.next();
+        assertThat(pong.opcode()).isEqualTo(WebSocketWire.PONG);
+        assertThat(pong.payload()).containsExactly((byte) i);
+      }
+      p.sendText(DdpPeer.connectFrame("1").toString());
+      assertThat(p.nextJson().path("msg").asText()).isEqualTo("connected");
+      Endpoint.Decodes after = s.decodes();
+      // The upgrade and two pings on the selector; the other pings and the connect on the worker.
+      assertThat(after.onSelector() - before.onSelector()).isEqualTo(SelectorDecodes.MAX_READS);
+      assertThat(after.onWorkers() - before.onWorkers()).isEqualTo(3);
     }
   }
 
