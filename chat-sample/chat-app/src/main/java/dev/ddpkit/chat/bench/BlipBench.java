@@ -238,7 +238,8 @@ final class BlipBench {
         + " network's return; by thread:%s%n",
         resume ? "on" : "off", gap.toMillis(), BlipClients.quantile(toConnected, 0.5),
         BlipClients.quantile(toConnected, 0.99), BlipClients.quantile(connectedToLive, 0.5),
-        BlipClients.quantile(connectedToLive, 0.99), cpu / 1e6, (cpuNow - cpuAtReturn) / 1e6, roles);
+        BlipClients.quantile(connectedToLive, 0.99), cpu / 1e6, (cpuNow - cpuAtReturn) / 1e6,
+        roles);
     SessionStats after = server.sessionStats();
     long resumed = all.stream().mapToLong(c -> c.stats().resumes()).sum() - resumesBefore;
     long lost = server.stats().subscriptionsByRoom().values().stream().mapToLong(v -> v).sum();

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The DDP side of the server: one instance per running {@link ChatServer}. Frames of one
  * connection arrive on one thread at a time (its socket worker, or the selector for a first read
- * that is the whole upgrade or a lone {@code connect}: see {@link SelectorDecodes}); {@code sendMessage} answers arrive
+ * that is the whole upgrade or a lone {@code connect}: see {@link SelectorDecodes}); {@code
+ * sendMessage} answers arrive
  * later from the store's writer thread once the message is durable, right after the writer has
  * broadcast it. Every peer input is validated; nothing a peer sends can throw out of here.
  *

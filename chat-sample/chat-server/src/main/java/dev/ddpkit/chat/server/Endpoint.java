@@ -255,7 +255,8 @@ final class Endpoint extends WebSocketServer {
   @Override
   protected void queue(WebSocketImpl ws) throws InterruptedException {
     if (ws instanceof ServerConnection c && readBuffers != null) {
-      // Every earlier read of c was decoded here, to its end: the buffer just read is the only one.
+      // decodeOnSelector looks at the bytes only while c has handed no read to its worker; every
+      // earlier read was then decoded here, to its end, so the buffer just read is the only one.
       ByteBuffer bytes = ws.inQueue.peek();
       if (SelectorDecodes.decodeOnSelector(c, bytes)) {
         c.decodingOnSelector();

@@ -84,9 +84,9 @@ final class ServerDraft extends BoundedMessageDraft {
 
   /**
    * The upgrade's answer, written by the connection itself (see {@link ServerConnection}: from
-   * the thread decoding the upgrade, with the connection's first frame, in one system call and with no wake-up
-   * of the selector), so the library has nothing left to queue. Unbound, or for another kind of
-   * connection, the library's.
+   * the thread decoding the upgrade, with the connection's first frame, in one system call and
+   * with no wake-up of the selector), so the library has nothing left to queue. Unbound, or for
+   * another kind of connection, the library's.
    */
   @Override
   public List<ByteBuffer> createHandshake(Handshakedata handshake) {

@@ -15,11 +15,10 @@ import org.slf4j.LoggerFactory;
 /**
  * State of one accepted connection. Its frames are handled on one thread at a time (its socket
  * worker, or the selector for a first read that is the whole upgrade or a lone {@code connect}:
- * see {@link SelectorDecodes}),
- * which writes its fields; method completions (the store's writer) and the heartbeat (the scheduler)
- * read them, hence volatile. What several threads update together has its own monitor: the
- * frames written out (the count, the queue while held, the forward after a resume) this object's
- * {@code out}, the method ids its {@link MethodBook}.
+ * see {@link SelectorDecodes}), which writes its fields; method completions (the store's writer)
+ * and the heartbeat (the scheduler) read them, hence volatile. What several threads update
+ * together has its own monitor: the frames written out (the count, the queue while held, the
+ * forward after a resume) this object's {@code out}, the method ids its {@link MethodBook}.
  */
 final class Session {
   private static final Logger log = LoggerFactory.getLogger(Session.class);
@@ -52,7 +51,7 @@ final class Session {
   volatile long pingSentNanos;
   /** The server closed this connection for a protocol error it already counted. */
   volatile boolean protocolClose;
-  /** Whether the frame being handled is small enough to echo in an error; the decoding thread only. */
+  /** Whether the frame being handled is small enough to echo in an error; decoding thread only. */
   boolean echoOffending = true;
   /** Protocol errors of this connection; the decoding thread only. */
   int protocolErrors;
